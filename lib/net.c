@@ -1,0 +1,179 @@
+#include <err.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "net.h"
+
+void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t size)
+{
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
+
+	if (getnameinfo(sa, len, host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		snprintf(buf, size, "(unknown address)");
+	else
+		snprintf(buf, size, "%s port %s", host, serv);
+}
+
+int net_local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/*
+ * Linux doubles the value given to SO_RCVBUF/SO_SNDBUF for its bookkeeping and
+ * caps the request at net.core.rmem_max/wmem_max first, so a request was
+ * granted in full when the value read back is at least twice it.
+ */
+static void set_one_bufsize(int fd, int optname, long want, int debug)
+{
+	const char *name = optname == SO_RCVBUF ? "SO_RCVBUF" : "SO_SNDBUF";
+	const char *sysctl = optname == SO_RCVBUF ? "rmem_max" : "wmem_max";
+	int val = want, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (setsockopt(fd, SOL_SOCKET, optname, &val, sizeof(val)) < 0)
+		err(1, "setsockopt %s %ld", name, want);
+	if (getsockopt(fd, SOL_SOCKET, optname, &got, &len) < 0)
+		err(1, "getsockopt %s", name);
+	if ((long)got < 2 * want)
+		errx(1, "%s: asked for %ld bytes, the kernel granted %d (raise /proc/sys/net/core/%s)",
+		     name, want, got / 2, sysctl);
+	if (debug)
+		fprintf(stderr, "%s: %s %ld (kernel reports %d)\n", program_invocation_short_name,
+			name, want, got);
+}
+
+void net_set_bufsizes(int fd, const struct net_bufsizes *bufs, int debug)
+{
+	if (bufs->rcvbuf_bytes)
+		set_one_bufsize(fd, SO_RCVBUF, bufs->rcvbuf_bytes, debug);
+	if (bufs->sndbuf_bytes)
+		set_one_bufsize(fd, SO_SNDBUF, bufs->sndbuf_bytes, debug);
+}
+
+void net_set_cork(int fd)
+{
+	int on = 1, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)) < 0)
+		err(1, "setsockopt TCP_CORK");
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CORK, &got, &len) < 0)
+		err(1, "getsockopt TCP_CORK");
+	if (!got)
+		errx(1, "TCP_CORK did not stick: the kernel reads it back as 0");
+}
+
+int net_connect(const char *host, int port_num, const struct net_bufsizes *bufs, int debug)
+{
+	char port[8];
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai;
+	char where[NI_MAXHOST + NI_MAXSERV + 8];
+	int fd = -1, saved = 0, rc;
+
+	snprintf(port, sizeof(port), "%d", port_num);
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0)
+		errx(1, "%s port %s: %s", host, port, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+		if (fd < 0) {
+			saved = errno;
+			continue;
+		}
+		net_set_bufsizes(fd, bufs, debug);
+		net_addr_text(ai->ai_addr, ai->ai_addrlen, where, sizeof(where));
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			if (debug)
+				fprintf(stderr, "%s: connected to %s\n", program_invocation_short_name, where);
+			break;
+		}
+		saved = errno;
+		if (debug)
+			fprintf(stderr, "%s: connect to %s: %s\n", program_invocation_short_name, where,
+				strerror(saved));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		errno = saved;
+		err(1, "connect to %s port %s", host, port);
+	}
+	return fd;
+}
+
+static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
+		       const struct net_bufsizes *bufs, int debug)
+{
+	int fd = socket(family, SOCK_STREAM, 0), on = 1, off = 0;
+	char where[NI_MAXHOST + NI_MAXSERV + 8];
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0)
+		err(1, "setsockopt SO_REUSEADDR");
+	/* Without an address, one IPv6 socket serves IPv4 too, as ::ffff:a.b.c.d. */
+	if (family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)sa)->sin6_addr))
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	net_set_bufsizes(fd, bufs, debug);
+	net_addr_text(sa, len, where, sizeof(where));
+	if (bind(fd, sa, len) < 0)
+		err(1, "bind to %s", where);
+	if (listen(fd, 128) < 0)
+		err(1, "listen on %s", where);
+	if (debug) {
+		struct sockaddr_storage ss;
+		socklen_t sslen = sizeof(ss);
+
+		getsockname(fd, (struct sockaddr *)&ss, &sslen);
+		net_addr_text((struct sockaddr *)&ss, sslen, where, sizeof(where));
+		fprintf(stderr, "%s: listening on %s\n", program_invocation_short_name, where);
+	}
+	return fd;
+}
+
+int net_listen(const char *addr, int port_num, const struct net_bufsizes *bufs, int debug)
+{
+	char port[8];
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	struct addrinfo *res;
+	int fd, rc;
+
+	if (addr == NULL) {
+		struct sockaddr_in6 any6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT };
+		struct sockaddr_in any4 = { .sin_family = AF_INET, .sin_addr.s_addr = INADDR_ANY };
+		any6.sin6_port = htons(port_num);
+		any4.sin_port = htons(port_num);
+		fd = bind_listen(AF_INET6, (struct sockaddr *)&any6, sizeof(any6), bufs, debug);
+		if (fd < 0 && errno == EAFNOSUPPORT)
+			fd = bind_listen(AF_INET, (struct sockaddr *)&any4, sizeof(any4), bufs, debug);
+		if (fd < 0)
+			err(1, "socket");
+		return fd;
+	}
+	snprintf(port, sizeof(port), "%d", port_num);
+	rc = getaddrinfo(addr, port, &hints, &res);
+	if (rc != 0)
+		errx(1, "%s: %s", addr, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	fd = bind_listen(res->ai_family, res->ai_addr, res->ai_addrlen, bufs, debug);
+	if (fd < 0)
+		err(1, "socket for %s", addr);
+	freeaddrinfo(res);
+	return fd;
+}

@@ -1,0 +1,44 @@
+/* net: the TCP sockets of zcs and zcc: resolve and connect, listen, buffer sizes, cork. */
+#ifndef ZC_NET_H
+#define ZC_NET_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#define NET_DEFAULT_PORT 2222
+
+/* Socket buffer sizes asked for with -i and -o; 0 leaves the kernel's autotuning alone. */
+struct net_bufsizes {
+	long rcvbuf_bytes;
+	long sndbuf_bytes;
+};
+
+/*
+ * Connect to host:port, trying every address getaddrinfo() returns, with the
+ * buffer sizes set before connect() so the window scale reflects them. Exits
+ * with a message naming the host on failure.
+ */
+int net_connect(const char *host, int port, const struct net_bufsizes *bufs, int debug);
+
+/*
+ * Listen on addr:port, or on every IPv4 and IPv6 address when addr is NULL,
+ * with SO_REUSEADDR. Buffer sizes set here are inherited by accepted sockets.
+ */
+int net_listen(const char *addr, int port, const struct net_bufsizes *bufs, int debug);
+
+/*
+ * Set SO_RCVBUF/SO_SNDBUF as asked; exits naming the size the kernel granted
+ * and the sysctl that limits it when that is less than asked.
+ */
+void net_set_bufsizes(int fd, const struct net_bufsizes *bufs, int debug);
+
+/* Set TCP_CORK and read it back; exits if it did not stick. */
+void net_set_cork(int fd);
+
+/* "addr port N" for messages. */
+void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t size);
+
+/* The local port a socket is bound to. */
+int net_local_port(int fd);
+
+#endif

@@ -1,0 +1,135 @@
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "opt.h"
+
+static enum opt_status check_range(long v, long min, long max, long *out)
+{
+	if (v < min)
+		return OPT_TOO_SMALL;
+	if (v > max)
+		return OPT_TOO_LARGE;
+	*out = v;
+	return OPT_OK;
+}
+
+/* strtol() accepts leading blanks and reports overflow only through errno. */
+static enum opt_status parse_prefix(const char *s, long *v, char **end)
+{
+	if (*s == '\0')
+		return OPT_EMPTY;
+	if (!isdigit((unsigned char)*s) && !((*s == '-' || *s == '+') && isdigit((unsigned char)s[1])))
+		return OPT_NOT_A_NUMBER;
+	errno = 0;
+	*v = strtol(s, end, 10);
+	if (errno == ERANGE)
+		return *v < 0 ? OPT_TOO_SMALL : OPT_TOO_LARGE;
+	return OPT_OK;
+}
+
+enum opt_status opt_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+	enum opt_status st = parse_prefix(s, &v, &end);
+
+	if (st != OPT_OK)
+		return st;
+	if (*end != '\0')
+		return OPT_TRAILING;
+	return check_range(v, min, max, out);
+}
+
+enum opt_status opt_parse_size(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v, mult = 1;
+	enum opt_status st = parse_prefix(s, &v, &end);
+
+	if (st != OPT_OK)
+		return st;
+	if (*end == 'k' || *end == 'K')
+		mult = 1024, end++;
+	else if (*end == 'm' || *end == 'M')
+		mult = 1024 * 1024, end++;
+	if (*end != '\0')
+		return OPT_TRAILING;
+	if (v > LONG_MAX / mult)
+		return OPT_TOO_LARGE;
+	if (v < LONG_MIN / mult)
+		return OPT_TOO_SMALL;
+	return check_range(v * mult, min, max, out);
+}
+
+const char *opt_status_text(enum opt_status st)
+{
+	switch (st) {
+	case OPT_OK:
+		return "ok";
+	case OPT_EMPTY:
+		return "empty value";
+	case OPT_NOT_A_NUMBER:
+		return "not a number";
+	case OPT_TRAILING:
+		return "trailing characters after the number";
+	case OPT_TOO_SMALL:
+		return "too small";
+	case OPT_TOO_LARGE:
+		return "too large";
+	}
+	return "invalid";
+}
+
+void opt_failx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	exit(2);
+}
+
+void opt_fail(int opt, const char *arg, const char *why)
+{
+	opt_failx("-%c '%s': %s", opt, arg, why);
+}
+
+static long parsed_or_fail(enum opt_status st, int opt, const char *arg, long min, long max,
+			   long v)
+{
+	char why[96];
+
+	if (st == OPT_OK)
+		return v;
+	if (st == OPT_TOO_SMALL)
+		snprintf(why, sizeof(why), "must be at least %ld", min);
+	else if (st == OPT_TOO_LARGE)
+		snprintf(why, sizeof(why), "must be at most %ld", max);
+	else
+		snprintf(why, sizeof(why), "%s", opt_status_text(st));
+	opt_fail(opt, arg, why);
+}
+
+long opt_long(int opt, const char *arg, long min, long max)
+{
+	long v = 0;
+	enum opt_status st = opt_parse_long(arg, min, max, &v);
+
+	return parsed_or_fail(st, opt, arg, min, max, v);
+}
+
+long opt_size(int opt, const char *arg, long min, long max)
+{
+	long v = 0;
+	enum opt_status st = opt_parse_size(arg, min, max, &v);
+
+	return parsed_or_fail(st, opt, arg, min, max, v);
+}

@@ -1,0 +1,33 @@
+/* opt: checked parsing of numeric option values, and the usage-error exit they share. */
+#ifndef ZC_OPT_H
+#define ZC_OPT_H
+
+#include <stdio.h>
+
+enum opt_status {
+	OPT_OK,
+	OPT_EMPTY,
+	OPT_NOT_A_NUMBER,
+	OPT_TRAILING,
+	OPT_TOO_SMALL,
+	OPT_TOO_LARGE,
+};
+
+/* Base-10 integer in [min, max]; no leading blanks, no trailing characters. */
+enum opt_status opt_parse_long(const char *s, long min, long max, long *out);
+/* As opt_parse_long, with an optional k/K (x1024) or m/M (x1024^2) suffix. */
+enum opt_status opt_parse_size(const char *s, long min, long max, long *out);
+const char *opt_status_text(enum opt_status st);
+
+/* The program's usage synopsis; each program defines it. */
+void usage(FILE *to);
+
+/* Print "prog: -X 'value': why" and the usage to stderr, then exit 2. */
+void opt_fail(int opt, const char *arg, const char *why) __attribute__((noreturn));
+void opt_failx(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* Parse the argument of option opt, or fail with a usage error naming it. */
+long opt_long(int opt, const char *arg, long min, long max);
+long opt_size(int opt, const char *arg, long min, long max);
+
+#endif

@@ -1,0 +1,132 @@
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+void proto_put_u32(unsigned char out[PROTO_U32_BYTES], uint32_t v)
+{
+	out[0] = v >> 24;
+	out[1] = v >> 16;
+	out[2] = v >> 8;
+	out[3] = v;
+}
+
+uint32_t proto_get_u32(const unsigned char in[PROTO_U32_BYTES])
+{
+	return (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 | (uint32_t)in[2] << 8 | in[3];
+}
+
+int proto_write_full(int fd, enum proto_io io, const void *buf, size_t len, size_t *done)
+{
+	const char *p = buf;
+	size_t off = 0;
+	int ret = 0;
+
+	while (off < len) {
+		ssize_t n = io == PROTO_IO_SEND ? send(fd, p + off, len - off, MSG_NOSIGNAL)
+						: write(fd, p + off, len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -1;
+			break;
+		}
+		off += n;
+	}
+	*done = off;
+	return ret;
+}
+
+void proto_rx_init(struct proto_rx *rx)
+{
+	*rx = (struct proto_rx){ .state = PROTO_RX_LOOPS };
+}
+
+/* One file of the current loop is complete (or there was none): move on. */
+static void next_file(struct proto_rx *rx)
+{
+	if (rx->files_left > 0 && --rx->files_left > 0) {
+		rx->state = PROTO_RX_LENGTH;
+		return;
+	}
+	rx->state = --rx->loops_left > 0 ? PROTO_RX_FILES : PROTO_RX_DONE;
+}
+
+static void take_header(struct proto_rx *rx, uint32_t v)
+{
+	switch (rx->state) {
+	case PROTO_RX_LOOPS:
+		rx->loops_left = v;
+		rx->state = v ? PROTO_RX_FILES : PROTO_RX_DONE;
+		break;
+	case PROTO_RX_FILES:
+		rx->files_left = v;
+		if (v)
+			rx->state = PROTO_RX_LENGTH;
+		else
+			next_file(rx);
+		break;
+	case PROTO_RX_LENGTH:
+		rx->data_left = v;
+		if (v) {
+			rx->state = PROTO_RX_DATA;
+		} else {
+			rx->files_done++;
+			next_file(rx);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len)
+{
+	while (len > 0) {
+		if (rx->state == PROTO_RX_DONE) {
+			rx->extra_bytes += len;
+			return;
+		}
+		if (rx->state == PROTO_RX_DATA) {
+			size_t n = len < rx->data_left ? len : rx->data_left;
+
+			rx->data_left -= n;
+			buf += n;
+			len -= n;
+			if (rx->data_left == 0) {
+				rx->files_done++;
+				next_file(rx);
+			}
+			continue;
+		}
+		rx->hdr[rx->hdr_have++] = *buf++;
+		len--;
+		if (rx->hdr_have == PROTO_U32_BYTES) {
+			rx->hdr_have = 0;
+			take_header(rx, proto_get_u32(rx->hdr));
+		}
+	}
+}
+
+const char *proto_rx_waiting_for(const struct proto_rx *rx)
+{
+	switch (rx->state) {
+	case PROTO_RX_DONE:
+		return NULL;
+	case PROTO_RX_DATA:
+		return "file data";
+	default:
+		return "header";
+	}
+}
+
+uint64_t proto_stream_bytes(uint32_t n_loops, const uint64_t *sizes, size_t n_files)
+{
+	uint64_t per_loop = PROTO_U32_BYTES;
+
+	for (size_t i = 0; i < n_files; i++)
+		per_loop += PROTO_U32_BYTES + sizes[i];
+	return PROTO_U32_BYTES + (uint64_t)n_loops * per_loop;
+}

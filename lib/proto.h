@@ -1,0 +1,60 @@
+/*
+ * proto: the zc wire format and exact-length I/O.
+ *
+ * The stream is n_loops, then per loop n_files, then per file its length and
+ * that many bytes of data. Every integer is an unsigned 32-bit big-endian value,
+ * as the 2001 programs wrote it.
+ */
+#ifndef ZC_PROTO_H
+#define ZC_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROTO_U32_BYTES 4
+
+void proto_put_u32(unsigned char out[PROTO_U32_BYTES], uint32_t v);
+uint32_t proto_get_u32(const unsigned char in[PROTO_U32_BYTES]);
+
+/* How bytes reach the socket: write(), or send() (which may take flags). */
+enum proto_io { PROTO_IO_WRITE, PROTO_IO_SEND };
+
+/*
+ * Write all len bytes, retrying after EINTR and short writes. Returns 0, or -1
+ * with errno set; *done is the count written either way.
+ */
+int proto_write_full(int fd, enum proto_io io, const void *buf, size_t len, size_t *done);
+
+enum proto_rx_state {
+	PROTO_RX_LOOPS,
+	PROTO_RX_FILES,
+	PROTO_RX_LENGTH,
+	PROTO_RX_DATA,
+	PROTO_RX_DONE,
+};
+
+/*
+ * A receiver's view of the stream, fed with whatever read() returned. It keeps
+ * counts only and never allocates by them, so any byte sequence is safe to feed.
+ */
+struct proto_rx {
+	enum proto_rx_state state;
+	unsigned char hdr[PROTO_U32_BYTES];
+	unsigned hdr_have;
+	uint32_t loops_left;	/* including the loop in progress */
+	uint32_t files_left;	/* in the loop in progress, including the file in progress */
+	uint32_t data_left;	/* of the file in progress */
+	uint64_t files_done;
+	uint64_t extra_bytes;	/* received after the stream was complete */
+};
+
+void proto_rx_init(struct proto_rx *rx);
+void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len);
+/* "header" or "file data" while incomplete; NULL once the stream is complete. */
+const char *proto_rx_waiting_for(const struct proto_rx *rx);
+
+/* Bytes on the wire for n_loops passes over files of the given sizes. */
+uint64_t proto_stream_bytes(uint32_t n_loops, const uint64_t *sizes, size_t n_files);
+
+#endif

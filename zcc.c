@@ -1,0 +1,367 @@
+/*
+ * zcc: the zc sender. Sends a set of files to zcs, n times over, with
+ * sendfile(), read()+send() or read()+write(), and reports what it sent.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cpu.h"
+#include "lib/net.h"
+#include "lib/opt.h"
+#include "lib/proto.h"
+#include "lib/timing.h"
+
+/* How long zcs may take to close after the last byte before zcc gives up on it. */
+#define DRAIN_TIMEOUT_MS 60000
+
+enum mode { MODE_SENDFILE, MODE_SEND, MODE_WRITE };
+
+static const char *const mode_names[] = {
+	[MODE_SENDFILE] = "sendfile",
+	[MODE_SEND] = "send",
+	[MODE_WRITE] = "write",
+};
+
+struct settings {
+	int debug;
+	long bufsize;
+	int cpu;
+	struct net_bufsizes bufs;
+	long loops;
+	int port;
+	enum mode mode;
+	int cork;
+	const char *server;
+	char **paths;
+	int n_paths;
+};
+
+struct file_entry {
+	const char *path;
+	uint64_t size;
+};
+
+/* The connection and what has gone down it so far. */
+struct sender {
+	int sock;
+	enum mode mode;
+	uint64_t sent;
+	char *buf;
+	size_t bufsize;
+};
+
+void usage(FILE *to)
+{
+	fprintf(to, "usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
+		    "           [-N cpus] [-p port] [-m mode] -s server file...\n");
+}
+
+static enum mode parse_mode(const char *name)
+{
+	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (strcmp(name, mode_names[i]) == 0)
+			return i;
+	if (strcmp(name, "splice") == 0 || strcmp(name, "zerocopy") == 0)
+		opt_fail('m', name, "not supported yet");
+	opt_fail('m', name, "unknown mode (sendfile, send or write)");
+}
+
+static void parse_options(int argc, char **argv, struct settings *s)
+{
+	const char *mode_arg = NULL;
+	int opt_S = 0, opt_w = 0, c;
+
+	*s = (struct settings){ .bufsize = 64 * 1024, .cpu = -1, .loops = 1,
+				.port = NET_DEFAULT_PORT };
+	while ((c = getopt(argc, argv, "b:B:cCdhi:km:n:N:o:p:s:Sw")) != -1) {
+		switch (c) {
+		case 'b':
+			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
+			break;
+		case 'B':
+			s->cpu = opt_long(c, optarg, 0, CPU_MAX_INDEX);
+			break;
+		case 'c':
+		case 'C':
+		case 'N':
+			opt_failx("-%c: CPU load measurement is not supported yet", c);
+		case 'd':
+			s->debug++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'i':
+			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
+			break;
+		case 'k':
+			s->cork = 1;
+			break;
+		case 'm':
+			mode_arg = optarg;
+			s->mode = parse_mode(optarg);
+			break;
+		case 'n':
+			s->loops = opt_long(c, optarg, 1, UINT32_MAX);
+			break;
+		case 'o':
+			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
+			break;
+		case 'p':
+			s->port = opt_long(c, optarg, 1, 65535);
+			break;
+		case 's':
+			s->server = optarg;
+			break;
+		case 'S':
+			opt_S = 1;
+			break;
+		case 'w':
+			opt_w = 1;
+			break;
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (opt_w && !opt_S)
+		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
+	if (opt_S) {
+		enum mode m = opt_w ? MODE_WRITE : MODE_SEND;
+
+		if (mode_arg && s->mode != m)
+			opt_failx("-m %s conflicts with -S%s", mode_arg, opt_w ? " -w" : "");
+		s->mode = m;
+	}
+	if (!s->server)
+		opt_failx("-s server is required");
+	if (optind == argc)
+		opt_failx("no files to send");
+	s->paths = argv + optind;
+	s->n_paths = argc - optind;
+}
+
+/* Keep the readable regular files, warning about the rest; refuse any of 4 GiB or more. */
+static size_t scan_files(const struct settings *s, struct file_entry *files)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < s->n_paths; i++) {
+		const char *path = s->paths[i];
+		struct stat st;
+		int fd = open(path, O_RDONLY);
+
+		if (fd < 0) {
+			warn("skipping %s", path);
+			continue;
+		}
+		if (fstat(fd, &st) < 0)
+			err(1, "fstat %s", path);
+		close(fd);
+		if (!S_ISREG(st.st_mode)) {
+			warnx("skipping %s: not a regular file", path);
+			continue;
+		}
+		if ((uint64_t)st.st_size > UINT32_MAX)
+			errx(1, "%s: %lld bytes is too large: the protocol's lengths stop below 4 GiB",
+			     path, (long long)st.st_size);
+		files[n++] = (struct file_entry){ .path = path, .size = st.st_size };
+	}
+	return n;
+}
+
+/* A failed write to the socket ends the run, saying how far it got. */
+static void __attribute__((noreturn)) die_sending(const struct sender *snd, const char *what)
+{
+	if (errno == EPIPE || errno == ECONNRESET)
+		errx(1, "connection %s after %llu bytes: %s",
+		     errno == ECONNRESET ? "reset" : "closed", (unsigned long long)snd->sent,
+		     strerror(errno));
+	err(1, "%s after %llu bytes", what, (unsigned long long)snd->sent);
+}
+
+static void send_bytes(struct sender *snd, const void *buf, size_t len)
+{
+	enum proto_io io = snd->mode == MODE_WRITE ? PROTO_IO_WRITE : PROTO_IO_SEND;
+	size_t done;
+	int rc = proto_write_full(snd->sock, io, buf, len, &done);
+
+	snd->sent += done;
+	if (rc < 0)
+		die_sending(snd, snd->mode == MODE_WRITE ? "write" : "send");
+}
+
+static void send_u32(struct sender *snd, uint32_t v)
+{
+	unsigned char b[PROTO_U32_BYTES];
+
+	proto_put_u32(b, v);
+	send_bytes(snd, b, sizeof(b));
+}
+
+static void send_file_sendfile(struct sender *snd, int fd, const struct file_entry *f)
+{
+	off_t off = 0;
+
+	while ((uint64_t)off < f->size) {
+		ssize_t n = sendfile(snd->sock, fd, &off, f->size - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die_sending(snd, "sendfile");
+		}
+		if (n == 0)
+			errx(1, "%s: shrank while being sent (%lld of %llu bytes)", f->path,
+			     (long long)off, (unsigned long long)f->size);
+		snd->sent += n;
+	}
+}
+
+static void send_file_copy(struct sender *snd, int fd, const struct file_entry *f)
+{
+	uint64_t left = f->size;
+
+	while (left > 0) {
+		ssize_t n = read(fd, snd->buf, left < snd->bufsize ? left : snd->bufsize);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err(1, "read %s", f->path);
+		}
+		if (n == 0)
+			errx(1, "%s: shrank while being sent (%llu of %llu bytes)", f->path,
+			     (unsigned long long)(f->size - left), (unsigned long long)f->size);
+		send_bytes(snd, snd->buf, n);
+		left -= n;
+	}
+}
+
+static void send_file(struct sender *snd, const struct file_entry *f)
+{
+	struct file_entry now = *f;
+	struct stat st;
+	int fd = open(f->path, O_RDONLY);
+
+	if (fd < 0)
+		err(1, "open %s", f->path);
+	if (fstat(fd, &st) < 0)
+		err(1, "fstat %s", f->path);
+	if ((uint64_t)st.st_size > UINT32_MAX)
+		errx(1, "%s: grew to %lld bytes, too large for the protocol", f->path,
+		     (long long)st.st_size);
+	now.size = st.st_size;
+	send_u32(snd, now.size);
+	if (snd->mode == MODE_SENDFILE)
+		send_file_sendfile(snd, fd, &now);
+	else
+		send_file_copy(snd, fd, &now);
+	if (fstat(fd, &st) < 0)
+		err(1, "fstat %s", f->path);
+	if ((uint64_t)st.st_size != now.size)
+		errx(1, "%s: changed size while being sent (%llu bytes, now %lld)", f->path,
+		     (unsigned long long)now.size, (long long)st.st_size);
+	close(fd);
+}
+
+/*
+ * Half-close and wait for zcs to close too, so the time counts until the
+ * receiver has read the last byte rather than until it left this host's buffers.
+ */
+static void finish(struct sender *snd)
+{
+	struct pollfd pfd = { .fd = snd->sock, .events = POLLIN };
+	char sink[256];
+
+	if (shutdown(snd->sock, SHUT_WR) < 0)
+		die_sending(snd, "shutdown");
+	for (;;) {
+		int rc = poll(&pfd, 1, DRAIN_TIMEOUT_MS);
+		ssize_t n;
+
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			err(1, "poll");
+		if (rc == 0)
+			errx(1, "zcs did not close the connection within %d s of the last byte",
+			     DRAIN_TIMEOUT_MS / 1000);
+		n = read(snd->sock, sink, sizeof(sink));
+		if (n == 0)
+			return;
+		if (n < 0 && errno != EINTR)
+			die_sending(snd, "read");
+	}
+}
+
+static void send_all_loops(struct sender *snd, const struct settings *s,
+			   const struct file_entry *files, size_t n_files)
+{
+	send_u32(snd, s->loops);
+	for (long loop = 0; loop < s->loops; loop++) {
+		send_u32(snd, n_files);
+		for (size_t i = 0; i < n_files; i++) {
+			if (s->debug > 1)
+				fprintf(stderr, "zcc: loop %ld: %s, %llu bytes\n", loop + 1,
+					files[i].path, (unsigned long long)files[i].size);
+			send_file(snd, &files[i]);
+		}
+	}
+	finish(snd);
+}
+
+int main(int argc, char **argv)
+{
+	struct settings s;
+	struct file_entry *files;
+	struct sender snd = { 0 };
+	size_t n_files;
+	uint64_t start, ns;
+
+	parse_options(argc, argv, &s);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A vanished zcs must give an error with a byte count, not a silent SIGPIPE death. */
+	signal(SIGPIPE, SIG_IGN);
+	files = calloc(s.n_paths, sizeof(*files));
+	if (!files)
+		err(1, "calloc");
+	n_files = scan_files(&s, files);
+	if (n_files == 0)
+		errx(1, "no readable regular files to send");
+	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
+		err(1, "-B %d: sched_setaffinity", s.cpu);
+	snd.mode = s.mode;
+	snd.bufsize = s.bufsize;
+	if (s.mode != MODE_SENDFILE && posix_memalign((void **)&snd.buf, sysconf(_SC_PAGESIZE),
+						      s.bufsize) != 0)
+		errx(1, "cannot allocate a %ld-byte buffer", s.bufsize);
+	if (s.debug) {
+		uint64_t per_loop = 0;
+
+		for (size_t i = 0; i < n_files; i++)
+			per_loop += files[i].size;
+		fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, mode %s\n", n_files,
+			(unsigned long long)per_loop, mode_names[s.mode]);
+	}
+	snd.sock = net_connect(s.server, s.port, &s.bufs, s.debug);
+	if (s.cork)
+		net_set_cork(snd.sock);
+	start = timing_now_ns();
+	send_all_loops(&snd, &s, files, n_files);
+	ns = timing_now_ns() - start;
+	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s\n",
+	       (unsigned long long)snd.sent, timing_secs(ns),
+	       (unsigned long long)timing_kbytes_per_sec(snd.sent, ns), mode_names[s.mode]);
+	return 0;
+}
