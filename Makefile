@@ -24,6 +24,7 @@ ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)
 
 .PHONY: all check install clean FORCE
+.SECONDARY:
 
 all: $(PROGS)
 

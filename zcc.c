@@ -83,7 +83,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .bufsize = 64 * 1024, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT };
-	while ((c = getopt(argc, argv, "b:B:cCdhi:km:n:N:o:p:s:Sw")) != -1) {
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:s:Sw")) != -1) {
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -130,8 +130,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_w = 1;
 			break;
 		default:
-			usage(stderr);
-			exit(2);
+			opt_fail_getopt(c, optopt);
 		}
 	}
 	if (opt_w && !opt_S)
@@ -363,5 +362,8 @@ int main(int argc, char **argv)
 	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s\n",
 	       (unsigned long long)snd.sent, timing_secs(ns),
 	       (unsigned long long)timing_kbytes_per_sec(snd.sent, ns), mode_names[s.mode]);
+	close(snd.sock);
+	free(snd.buf);
+	free(files);
 	return 0;
 }

@@ -43,7 +43,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .bufsize = 64 * 1024, .cpu = -1, .port = NET_DEFAULT_PORT,
 				.report_secs = 5 };
-	while ((c = getopt(argc, argv, "a:b:B:dhi:o:p:t:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:dhi:o:p:t:")) != -1) {
 		switch (c) {
 		case 'a':
 			s->addr = optarg;
@@ -73,8 +73,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->report_secs = opt_long(c, optarg, 1, 86400);
 			break;
 		default:
-			usage(stderr);
-			exit(2);
+			opt_fail_getopt(c, optopt);
 		}
 	}
 	if (optind < argc)

@@ -102,6 +102,15 @@ void opt_fail(int opt, const char *arg, const char *why)
 	opt_failx("-%c '%s': %s", opt, arg, why);
 }
 
+void opt_fail_getopt(int c, int optopt_char)
+{
+	if (c == ':')
+		opt_failx("-%c needs a value", optopt_char);
+	if (optopt_char > ' ' && optopt_char < 127)
+		opt_failx("unknown option -%c", optopt_char);
+	opt_failx("unknown option");
+}
+
 static long parsed_or_fail(enum opt_status st, int opt, const char *arg, long min, long max,
 			   long v)
 {

@@ -26,6 +26,12 @@ void usage(FILE *to);
 void opt_fail(int opt, const char *arg, const char *why) __attribute__((noreturn));
 void opt_failx(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/*
+ * For getopt()'s '?' and ':' returns, with an optstring that starts with ':':
+ * "unknown option -x" or "-x needs a value", then the usage, then exit 2.
+ */
+void opt_fail_getopt(int c, int optopt_char) __attribute__((noreturn));
+
 /* Parse the argument of option opt, or fail with a usage error naming it. */
 long opt_long(int opt, const char *arg, long min, long max);
 long opt_size(int opt, const char *arg, long min, long max);

@@ -1,0 +1,95 @@
+/*
+ * capture: a test peer that shares no code with zc. It listens on a loopback
+ * port of the kernel's choosing, prints that port, accepts one connection and
+ * writes every byte it receives to a file, so a test can compare the stream a
+ * zcc sent with one it built itself.
+ *
+ * usage: capture [-6] [-c bytes] [-r rcvbuf] [-s usecs] outfile
+ *   -6        listen on ::1 instead of 127.0.0.1
+ *   -c bytes  close the connection (with unread data: a reset) after this many bytes
+ *   -r rcvbuf set SO_RCVBUF before listening
+ *   -s usecs  sleep this long between 16 KiB reads, to make the sender wait
+ */
+#include <arpa/inet.h>
+#include <err.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	long close_after = -1, total = 0;
+	int ipv6 = 0, rcvbuf = 0, sleep_us = 0, c, lfd, fd, out;
+	char buf[16384];
+
+	while ((c = getopt(argc, argv, "6c:r:s:")) != -1) {
+		switch (c) {
+		case '6':
+			ipv6 = 1;
+			break;
+		case 'c':
+			close_after = atol(optarg);
+			break;
+		case 'r':
+			rcvbuf = atoi(optarg);
+			break;
+		case 's':
+			sleep_us = atoi(optarg);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind + 1 != argc)
+		errx(2, "usage: capture [-6] [-c bytes] [-r rcvbuf] [-s usecs] outfile");
+	out = open(argv[optind], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0)
+		err(1, "%s", argv[optind]);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0)
+		err(1, "socket");
+	if (rcvbuf && setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) < 0)
+		err(1, "SO_RCVBUF");
+	if (ipv6 ? bind(lfd, (struct sockaddr *)&sin6, sizeof(sin6))
+		 : bind(lfd, (struct sockaddr *)&sin, sizeof(sin)))
+		err(1, "bind");
+	if (listen(lfd, 1) < 0 || getsockname(lfd, (struct sockaddr *)&ss, &len) < 0)
+		err(1, "listen");
+	printf("%d\n", ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+				  : ((struct sockaddr_in *)&ss)->sin_port));
+	fflush(stdout);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		err(1, "accept");
+	for (;;) {
+		size_t want = sizeof(buf);
+		ssize_t n;
+
+		if (close_after >= 0 && (long)want > close_after - total)
+			want = close_after - total;
+		if (want == 0)
+			break;
+		n = read(fd, buf, want);
+		if (n < 0)
+			err(1, "read");
+		if (n == 0)
+			break;
+		if (write(out, buf, n) != n)
+			err(1, "write");
+		total += n;
+		if (sleep_us)
+			usleep(sleep_us);
+	}
+	/* With bytes left unread, the kernel answers this close with a reset, as for a killed zcs. */
+	close(fd);
+	close(out);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * check: the unit tests' few macros. Each test is a function; RUN() prints
+ * "ok FILE: name" or "FAIL FILE: name" lines that tests/run.sh counts.
+ */
+#ifndef ZC_CHECK_H
+#define ZC_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int check_failed_now, check_failed_total;
+
+#define CHECK(cond)                                                                          \
+	do {                                                                                 \
+		if (!(cond)) {                                                               \
+			printf("#   %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
+			check_failed_now = 1;                                                \
+		}                                                                            \
+	} while (0)
+
+#define CHECK_EQ_U64(a, b)                                                                   \
+	do {                                                                                 \
+		unsigned long long a_ = (a), b_ = (b);                                       \
+		if (a_ != b_) {                                                              \
+			printf("#   %s:%d: %s == %llu, expected %llu\n", __FILE__, __LINE__, #a, \
+			       a_, b_);                                                      \
+			check_failed_now = 1;                                                \
+		}                                                                            \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                                      \
+	do {                                                                                 \
+		const char *a_ = (a), *b_ = (b);                                             \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                     \
+			printf("#   %s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
+			       #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)");                  \
+			check_failed_now = 1;                                                \
+		}                                                                            \
+	} while (0)
+
+#define RUN(fn)                                                                              \
+	do {                                                                                 \
+		check_failed_now = 0;                                                        \
+		fn();                                                                        \
+		printf("%s %s: %s\n", check_failed_now ? "FAIL" : "ok", __FILE__, #fn);      \
+		fflush(stdout);                                                              \
+		check_failed_total += check_failed_now;                                      \
+	} while (0)
+
+#define CHECK_EXIT() (check_failed_total ? 1 : 0)
+
+#endif

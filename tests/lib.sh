@@ -1,0 +1,176 @@
+# Shared by the end-to-end tests. A test file defines functions named test_*
+# and ends with `run_tests "$@"`. Each test runs in a fresh bash under a time
+# limit, with set -eu, its own temporary directory in $T, and every process it
+# started through these helpers killed by PID when it ends.
+#
+# A test passes by returning 0, fails with `fail "why"` (or any failing
+# command), and skips with `skip "why"`.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HELPERS="$ROOT/build/tests"
+TEST_TIMEOUT=${TEST_TIMEOUT:-90}
+PIDS=()
+
+fail() {
+	echo "# $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "# skip: $*" >&2
+	exit 77
+}
+
+# Remember a PID to kill when the test ends.
+started() {
+	PIDS+=("$1")
+}
+
+cleanup() {
+	local pid kid
+	for pid in "${PIDS[@]}"; do
+		# A zcs's children are its own connection servers: stop them too.
+		for kid in $(pgrep -P "$pid" 2>/dev/null); do
+			kill -9 "$kid" 2>/dev/null || true
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$T"
+}
+
+# wait_until SECS COMMAND...: poll every 50 ms until COMMAND succeeds; 1 on timeout.
+wait_until() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
+# start_zcs [ARGS...]: start zcs -d on a free port; sets ZCS_PID, PORT, and
+# $T/zcs.out and $T/zcs.err for its stdout and stderr.
+start_zcs() {
+	local try
+	for try in $(seq 1 20); do
+		PORT=$((20000 + RANDOM % 40000))
+		"$ROOT/zcs" -d -p "$PORT" "$@" >"$T/zcs.out" 2>"$T/zcs.err" &
+		ZCS_PID=$!
+		started "$ZCS_PID"
+		if wait_until 5 grep -q -e "listening on" -e "in use" "$T/zcs.err"; then
+			grep -q "listening on" "$T/zcs.err" && return 0
+		fi
+		kill -9 "$ZCS_PID" 2>/dev/null || true
+		wait "$ZCS_PID" 2>/dev/null || true
+	done
+	fail "zcs did not start: $(cat "$T/zcs.err")"
+}
+
+# A port with nothing listening on it (for refused connections).
+free_port() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$((20000 + RANDOM % 40000))
+		if ! ss -Htln "sport = :$p" | grep -q .; then
+			echo "$p"
+			return 0
+		fi
+	done
+	fail "no free port found"
+}
+
+# u32be N: the protocol's big-endian 32-bit integer, written independently of lib/proto.
+u32be() {
+	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) \
+		$(($1 >> 8 & 255)) $(($1 & 255)))"
+}
+
+# encode_stream LOOPS FILE...: the whole stream a sender must put on the wire.
+encode_stream() {
+	local loops=$1 i f
+	shift
+	u32be "$loops"
+	for ((i = 0; i < loops; i++)); do
+		u32be $#
+		for f in "$@"; do
+			u32be "$(stat -c %s "$f")"
+			cat "$f"
+		done
+	done
+}
+
+# stream_bytes LOOPS FILE...: how many bytes that stream has.
+stream_bytes() {
+	local loops=$1 per_loop=4 f
+	shift
+	for f in "$@"; do
+		per_loop=$((per_loop + 4 + $(stat -c %s "$f")))
+	done
+	echo $((4 + loops * per_loop))
+}
+
+# make_files DIR: a small set with awkward sizes: empty, one byte, around a page,
+# and larger than one 64 KiB buffer, with random contents.
+make_files() {
+	mkdir -p "$1"
+	: >"$1/empty"
+	head -c 1 /dev/urandom >"$1/one"
+	head -c 4095 /dev/urandom >"$1/page-1"
+	head -c 4097 /dev/urandom >"$1/page+1"
+	head -c 65537 /dev/urandom >"$1/buf+1"
+	head -c 358400 /dev/urandom >"$1/350k"
+}
+
+# zcs_summaries: the summary lines zcs has printed so far.
+zcs_summaries() {
+	grep '^received ' "$T/zcs.out" || true
+}
+
+# wait_summaries N: until zcs has printed N summaries (10 s at most).
+wait_summaries() {
+	wait_until 10 eval '[ "$(zcs_summaries | wc -l)" -ge '"$1"' ]' ||
+		fail "zcs printed $(zcs_summaries | wc -l) summaries, expected $1"
+}
+
+expect_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+
+expect_match() {
+	printf '%s\n' "$1" | grep -Eq -- "$2" || fail "${3:-output} '$1' does not match /$2/"
+}
+
+# Zombie children of a PID, as "pid stat" lines.
+zombies_of() {
+	ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/' || true
+}
+
+run_tests() {
+	local name rc reason
+	if [ "${1:-}" = "--one" ]; then
+		set -eu
+		T=$(mktemp -d)
+		trap cleanup EXIT
+		trap 'exit 143' TERM
+		"$2"
+		return
+	fi
+	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
+		out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
+		rc=$?
+		case "$rc" in
+		0) echo "ok $(basename "$0"): $name" ;;
+		77)
+			reason=$(printf '%s\n' "$out" | grep '^# skip: ' | tail -n 1)
+			echo "skip $(basename "$0"): $name: ${reason#\# skip: }"
+			;;
+		124 | 137) printf 'FAIL %s: %s: timed out after %ss\n%s\n' "$(basename "$0")" "$name" \
+			"$TEST_TIMEOUT" "$(printf '%s\n' "$out" | sed 's/^/#   /')" ;;
+		*) printf 'FAIL %s: %s (exit %s)\n%s\n' "$(basename "$0")" "$name" "$rc" \
+			"$(printf '%s\n' "$out" | sed 's/^/#   /')" ;;
+		esac
+	done
+}

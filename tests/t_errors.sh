@@ -1,0 +1,234 @@
+#!/bin/bash
+# Every failure the manual lists: one clear line and the promised exit code,
+# never a crash, a hang or a silent zero.
+. "$(dirname "$0")/lib.sh"
+
+# usage_error PROG "EXPECTED FIRST LINE" ARGS...: exit 2, that line, then the usage.
+usage_error() {
+	local prog=$1 want=$2 rc=0
+	shift 2
+	"$ROOT/$prog" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2 "exit code of $prog $*"
+	expect_eq "$(head -n 1 "$T/err")" "$want" "error line of $prog $*"
+	sed -n 2p "$T/err" | grep -q "^usage: $prog " || fail "$prog $*: no usage after the error"
+	[ -s "$T/out" ] && fail "$prog $*: wrote to stdout"
+	return 0
+}
+
+test_zcc_rejects_bad_option_values() {
+	local f=/etc/hostname
+	usage_error zcc "zcc: -p '0': must be at least 1" -p 0 -s localhost "$f"
+	usage_error zcc "zcc: -p '65536': must be at most 65535" -p 65536 -s localhost "$f"
+	usage_error zcc "zcc: -p 'abc': not a number" -p abc -s localhost "$f"
+	usage_error zcc "zcc: -p '': empty value" -p '' -s localhost "$f"
+	usage_error zcc "zcc: -b '12x': trailing characters after the number" -b 12x -s localhost "$f"
+	usage_error zcc "zcc: -b '-1': must be at least 1" -b -1 -s localhost "$f"
+	usage_error zcc "zcc: -b '4g': trailing characters after the number" -b 4g -s localhost "$f"
+	usage_error zcc "zcc: -b '99999999999999999999': must be at most 1073741824" \
+		-b 99999999999999999999 -s localhost "$f"
+	usage_error zcc "zcc: -n '0': must be at least 1" -n 0 -s localhost "$f"
+	usage_error zcc "zcc: -n '4294967296': must be at most 4294967295" -n 4294967296 -s localhost "$f"
+	usage_error zcc "zcc: -B '-1': must be at least 0" -B -1 -s localhost "$f"
+	usage_error zcc "zcc: -i '0': must be at least 1" -i 0 -s localhost "$f"
+	usage_error zcc "zcc: -o '1k1': trailing characters after the number" -o 1k1 -s localhost "$f"
+	usage_error zcc "zcc: -m 'foo': unknown mode (sendfile, send or write)" -m foo -s localhost "$f"
+	usage_error zcc "zcc: -m 'splice': not supported yet" -m splice -s localhost "$f"
+	usage_error zcc "zcc: -m 'zerocopy': not supported yet" -m zerocopy -s localhost "$f"
+	usage_error zcc "zcc: -m sendfile conflicts with -S" -m sendfile -S -s localhost "$f"
+	usage_error zcc "zcc: unknown option -x" -x -s localhost "$f"
+	usage_error zcc "zcc: -s needs a value" -s
+	usage_error zcc "zcc: -s server is required" "$f"
+	usage_error zcc "zcc: no files to send" -s localhost
+}
+
+test_zcc_w_without_S_is_a_usage_error() {
+	usage_error zcc "zcc: -w needs -S (write() replaces send() in the read/send mode)" \
+		-w -s localhost /etc/hostname
+}
+
+test_zcs_rejects_bad_option_values() {
+	usage_error zcs "zcs: -t '0': must be at least 1" -t 0
+	usage_error zcs "zcs: -t '1.5': trailing characters after the number" -t 1.5
+	usage_error zcs "zcs: -p '70000': must be at most 65535" -p 70000
+	usage_error zcs "zcs: -b '0': must be at least 1" -b 0
+	usage_error zcs "zcs: -B 'x': not a number" -B x
+	usage_error zcs "zcs: -i '2048m': must be at most 1073741824" -i 2048m
+	usage_error zcs "zcs: unknown option -q" -q
+	usage_error zcs "zcs: -p needs a value" -p
+	usage_error zcs "zcs: unexpected argument 'extra'" extra
+}
+
+test_zcc_unknown_host() {
+	local rc=0
+	timeout 30 "$ROOT/zcc" -s no.such.host.invalid -p 2222 /etc/hostname 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(cat "$T/err")" '^zcc: no\.such\.host\.invalid port 2222: [A-Za-z].+$'
+}
+
+test_zcc_connection_refused() {
+	local port rc=0
+	port=$(free_port)
+	"$ROOT/zcc" -s 127.0.0.1 -p "$port" /etc/hostname 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zcc: connect to 127.0.0.1 port $port: Connection refused"
+}
+
+test_zcs_port_in_use() {
+	local rc=0
+	start_zcs
+	timeout 10 "$ROOT/zcs" -p "$PORT" 2>"$T/err2" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err2")" "zcs: bind to :: port $PORT: Address already in use"
+}
+
+test_zcc_skips_unreadable_and_exits_1_when_none_left() {
+	local port rc=0
+	port=$(free_port)
+	mkdir "$T/dir"
+	"$ROOT/zcc" -s 127.0.0.1 -p "$port" "$T/missing" "$T/dir" /dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zcc: skipping $T/missing: No such file or directory
+zcc: skipping $T/dir: not a regular file
+zcc: skipping /dev/null: not a regular file
+zcc: no readable regular files to send"
+}
+
+test_zcc_sends_the_readable_files_and_warns_about_the_rest() {
+	local out
+	make_files "$T/f"
+	start_zcs
+	out=$("$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/missing" "$T/f/350k" 2>"$T/err")
+	expect_eq "$(cat "$T/err")" "zcc: skipping $T/missing: No such file or directory"
+	expect_eq "$(echo "$out" | awk '{ print $2 }')" "$(stream_bytes 1 "$T/f/350k")"
+}
+
+test_zcc_refuses_a_file_of_4_GiB_before_connecting() {
+	local port rc=0
+	port=$(free_port)
+	truncate -s 4G "$T/big" || skip "cannot make a sparse 4 GiB file here"
+	"$ROOT/zcc" -s 127.0.0.1 -p "$port" /etc/hostname "$T/big" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" \
+		"zcc: $T/big: 4294967296 bytes is too large: the protocol's lengths stop below 4 GiB"
+}
+
+# A receiver slow enough that a 4 MiB file takes about a second to send.
+start_slow_capture() {
+	"$HELPERS/capture" -r 4096 -s 5000 "$T/wire" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	head -c 4194304 /dev/urandom >"$T/file"
+}
+
+check_shrink_is_an_error() {
+	local rc=0
+	start_slow_capture
+	"$ROOT/zcc" -o 4096 -s 127.0.0.1 -p "$(cat "$T/port")" "$@" "$T/file" 2>"$T/err" &
+	local zcc=$!
+	started "$zcc"
+	sleep 0.3
+	truncate -s 1M "$T/file"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(cat "$T/err")" "^zcc: $T/file: shrank while being sent \([0-9]+ of 4194304 bytes\)$"
+}
+
+test_zcc_file_shrinking_in_sendfile_mode_is_an_error() {
+	check_shrink_is_an_error
+}
+
+test_zcc_file_shrinking_in_send_mode_is_an_error() {
+	check_shrink_is_an_error -S
+}
+
+test_zcc_file_growing_while_sent_is_an_error() {
+	local rc=0
+	start_slow_capture
+	"$ROOT/zcc" -o 4096 -S -w -s 127.0.0.1 -p "$(cat "$T/port")" "$T/file" 2>"$T/err" &
+	local zcc=$!
+	started "$zcc"
+	sleep 0.3
+	head -c 1048576 /dev/zero >>"$T/file"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zcc: $T/file: changed size while being sent (4194304 bytes, now 5242880)"
+}
+
+# zcs's connection server is killed mid-transfer: zcc exits 1 with the count, no SIGPIPE.
+check_zcs_killed_mid_transfer() {
+	local rc=0 kid
+	make_files "$T/f"
+	start_zcs
+	"$ROOT/zcc" -n 1000000 -s 127.0.0.1 -p "$PORT" "$@" "$T/f/350k" >"$T/out" 2>"$T/err" &
+	local zcc=$!
+	started "$zcc"
+	wait_until 5 pgrep -P "$ZCS_PID" >/dev/null || fail "no connection server appeared"
+	sleep 0.3
+	kid=$(pgrep -P "$ZCS_PID")
+	kill -9 "$kid"
+	wait_until 10 eval '! kill -0 '"$zcc"' 2>/dev/null' || fail "zcc still running 10 s after zcs died"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code (141 would be SIGPIPE)"
+	expect_match "$(cat "$T/err")" \
+		'^zcc: connection (reset after [1-9][0-9]* bytes: Connection reset by peer|closed after [1-9][0-9]* bytes: Broken pipe)$'
+	[ -s "$T/out" ] && fail "zcc printed a summary after a failed transfer"
+	return 0
+}
+
+test_zcc_survives_zcs_killed_in_sendfile_mode() {
+	check_zcs_killed_mid_transfer
+}
+
+test_zcc_survives_zcs_killed_in_send_mode() {
+	check_zcs_killed_mid_transfer -S
+}
+
+test_zcc_survives_zcs_killed_in_write_mode() {
+	check_zcs_killed_mid_transfer -S -w
+}
+
+test_zcs_reports_client_vanishing_mid_header() {
+	start_zcs
+	{ u32be 1; printf '\0\0'; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" \
+		'^received 6 bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, incomplete: waiting for header$'
+}
+
+test_zcs_reports_client_vanishing_mid_file() {
+	start_zcs
+	{ u32be 1; u32be 1; u32be 1000; head -c 10 /dev/zero; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" \
+		'^received 22 bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, incomplete: waiting for file data$'
+}
+
+test_zcs_reports_zcc_killed_mid_transfer() {
+	make_files "$T/f"
+	start_zcs
+	"$ROOT/zcc" -n 1000000 -s 127.0.0.1 -p "$PORT" "$T/f/350k" >/dev/null 2>&1 &
+	local zcc=$!
+	started "$zcc"
+	sleep 0.3
+	kill -9 "$zcc"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" ', incomplete: waiting for (header|file data)$'
+}
+
+test_zcs_survives_random_bytes() {
+	local i
+	make_files "$T/f"
+	start_zcs
+	for i in 1 2 3 4 5; do
+		head -c 1048576 /dev/urandom >"/dev/tcp/127.0.0.1/$PORT"
+	done
+	wait_summaries 5
+	[ "$(zcs_summaries | grep -c '^received 1048576 bytes in ')" = 5 ] ||
+		fail "not every random stream was counted: $(zcs_summaries)"
+	kill -0 "$ZCS_PID" || fail "zcs died"
+	"$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/f/350k" >/dev/null || fail "zcs stopped serving"
+	wait_summaries 6
+	expect_match "$(zcs_summaries | tail -n 1)" "^received $(stream_bytes 1 "$T/f/350k") bytes in [0-9.]+ s, [0-9]+ kbytes/sec$"
+}
+
+run_tests "$@"

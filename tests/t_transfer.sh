@@ -1,0 +1,163 @@
+#!/bin/bash
+# zcc sends to zcs on loopback: every mode, both address families, and the
+# byte counts and output lines the manual promises.
+. "$(dirname "$0")/lib.sh"
+
+SUMMARY_SENT='^sent [0-9]+ bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, mode '
+SUMMARY_RECEIVED='^received [0-9]+ bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec$'
+
+# send_and_compare MODE ARGS...: zcc -n 3 ARGS over the awkward file set; both
+# summaries must count exactly the bytes of the stream, in mode MODE.
+send_and_compare() {
+	local mode=$1 want out
+	shift
+	make_files "$T/f"
+	start_zcs
+	want=$(stream_bytes 3 "$T"/f/*)
+	out=$("$ROOT/zcc" -n 3 -p "$PORT" "$@" "$T"/f/*)
+	expect_match "$out" "$SUMMARY_SENT" "zcc summary"
+	expect_eq "$(echo "$out" | awk '{ print $2 }')" "$want" "bytes zcc sent"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" "$SUMMARY_RECEIVED" "zcs summary"
+	expect_eq "$(zcs_summaries | awk '{ print $2 }')" "$want" "bytes zcs received"
+	expect_eq "$(echo "$out" | awk '{ print $NF }')" "$mode" "mode"
+}
+
+test_sendfile_over_ipv4_counts_every_byte() {
+	send_and_compare sendfile -s 127.0.0.1
+}
+
+test_send_over_ipv6_with_8k_buffer_counts_every_byte() {
+	ip -6 addr show lo 2>/dev/null | grep -q '::1' || skip "no IPv6 loopback"
+	send_and_compare send -S -b 8k -s ::1
+}
+
+test_write_mode_by_name_counts_every_byte() {
+	send_and_compare write -m write -s localhost
+}
+
+test_S_w_is_write_mode() {
+	send_and_compare write -S -w -b 1k -s localhost
+}
+
+test_cork_counts_every_byte() {
+	send_and_compare send -k -S -b 64 -s 127.0.0.1
+}
+
+# The bytes on the wire, compared one by one with a stream built here by printf
+# and cat: this pins the layout the 2001 zcs expects, independently of lib/proto.
+check_stream_matches_independent_encoding() {
+	local port
+	make_files "$T/f"
+	"$HELPERS/capture" "$T/wire" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	port=$(cat "$T/port")
+	"$ROOT/zcc" -n 2 -p "$port" -s 127.0.0.1 "$@" "$T"/f/* >/dev/null
+	wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "capture did not finish"
+	encode_stream 2 "$T"/f/* >"$T/expected"
+	cmp "$T/expected" "$T/wire" || fail "the stream differs from the independent encoding"
+}
+
+test_sendfile_stream_matches_independent_encoding() {
+	check_stream_matches_independent_encoding
+}
+
+test_send_stream_matches_independent_encoding() {
+	check_stream_matches_independent_encoding -S -b 1000
+}
+
+test_write_stream_matches_independent_encoding() {
+	check_stream_matches_independent_encoding -S -w -b 4k
+}
+
+# What a 2001 zcc puts on the wire, built by printf, is received complete.
+test_zcs_accepts_independently_encoded_stream() {
+	make_files "$T/f"
+	start_zcs
+	encode_stream 4 "$T"/f/* >"$T/stream"
+	cat "$T/stream" >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" "^received $(stat -c %s "$T/stream") bytes in [0-9.]+ s, [0-9]+ kbytes/sec$"
+}
+
+test_zcs_accepts_zero_loops() {
+	start_zcs
+	u32be 0 >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" '^received 4 bytes in [0-9.]+ s, [0-9]+ kbytes/sec$'
+}
+
+test_zcs_reports_bytes_after_the_end() {
+	start_zcs
+	{ u32be 1; u32be 0; printf 'junk'; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" '^received 12 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 4 bytes after the end of the stream$'
+}
+
+test_zcs_prints_rate_every_interval() {
+	start_zcs -t 1
+	{ u32be 1; u32be 1; u32be 100; sleep 2.6; head -c 100 /dev/zero; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	local lines
+	lines=$(grep -c -E '^[0-9]+ kbytes/sec$' "$T/zcs.out")
+	[ "$lines" -ge 2 ] && [ "$lines" -le 3 ] || fail "$lines interval lines in 2.6 s with -t 1"
+	grep -v -E '^([0-9]+ kbytes/sec|received .*)$' "$T/zcs.out" && fail "unexpected zcs output"
+	expect_match "$(zcs_summaries)" '^received 112 bytes in 2\.[5-9][0-9]{2} s, 0 kbytes/sec$'
+}
+
+test_loops_option_repeats_the_file_set() {
+	local out
+	make_files "$T/f"
+	start_zcs
+	out=$("$ROOT/zcc" -n 25 -p "$PORT" -s localhost "$T/f/350k" "$T/f/one")
+	expect_eq "$(echo "$out" | awk '{ print $2 }')" "$(stream_bytes 25 "$T/f/350k" "$T/f/one")"
+	wait_summaries 1
+	grep -q ': 50 files$' "$T/zcs.err" || fail "zcs -d did not count 50 files"
+}
+
+test_buffer_sizes_are_reported_with_d() {
+	make_files "$T/f"
+	start_zcs -i 256k -o 128k
+	grep -qx 'zcs: SO_RCVBUF 262144 (kernel reports 524288)' "$T/zcs.err" || fail "zcs -d -i"
+	grep -qx 'zcs: SO_SNDBUF 131072 (kernel reports 262144)' "$T/zcs.err" || fail "zcs -d -o"
+	"$ROOT/zcc" -d -i 64k -o 32k -p "$PORT" -s 127.0.0.1 "$T/f/350k" >/dev/null 2>"$T/zcc.err"
+	grep -qx 'zcc: SO_RCVBUF 65536 (kernel reports 131072)' "$T/zcc.err" || fail "zcc -d -i"
+	grep -qx 'zcc: SO_SNDBUF 32768 (kernel reports 65536)' "$T/zcc.err" || fail "zcc -d -o"
+}
+
+test_buffer_size_beyond_rmem_max_names_the_limit() {
+	local max err
+	max=$(cat /proc/sys/net/core/rmem_max)
+	[ "$max" -lt 536870912 ] || skip "rmem_max is already 512 MiB or more"
+	err=$("$ROOT/zcs" -p "$(free_port)" -i 1024m 2>&1) && fail "zcs accepted -i 1024m"
+	expect_eq "$err" "zcs: SO_RCVBUF: asked for 1073741824 bytes, the kernel granted $max (raise /proc/sys/net/core/rmem_max)"
+}
+
+test_h_prints_usage_and_exits_0() {
+	local out
+	out=$("$ROOT/zcc" -h) || fail "zcc -h exited $?"
+	expect_match "$out" '^usage: zcc \[-cCdhkSw\]'
+	out=$("$ROOT/zcs" -h) || fail "zcs -h exited $?"
+	expect_eq "$out" "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-p port] [-t secs]"
+}
+
+test_zcs_listens_on_one_address_with_a() {
+	make_files "$T/f"
+	start_zcs -a 127.0.0.1
+	grep -q "listening on 127.0.0.1 port $PORT" "$T/zcs.err" || fail "not on 127.0.0.1"
+	"$ROOT/zcc" -p "$PORT" -s 127.0.0.1 "$T/f/one" >/dev/null
+	if "$ROOT/zcc" -p "$PORT" -s ::1 "$T/f/one" 2>"$T/err"; then
+		fail "zcs -a 127.0.0.1 accepted a connection on ::1"
+	fi
+	grep -q "connect to ::1 port $PORT: Connection refused" "$T/err" || fail "$(cat "$T/err")"
+}
+
+test_pinning_with_B() {
+	make_files "$T/f"
+	start_zcs -B 0
+	expect_eq "$(taskset -pc "$ZCS_PID" | awk '{ print $NF }')" "0" "zcs affinity"
+	"$ROOT/zcc" -B 0 -p "$PORT" -s localhost "$T/f/350k" >/dev/null
+}
+
+run_tests "$@"

@@ -1,0 +1,121 @@
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/net.h"
+#include "check.h"
+
+static const struct net_bufsizes autotune = { 0, 0 };
+
+static int accept_one(int lfd)
+{
+	int fd = accept(lfd, NULL, NULL);
+
+	CHECK(fd >= 0);
+	return fd;
+}
+
+static void listen_and_connect_on_ipv4(void)
+{
+	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = net_local_port(lfd);
+	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
+	char c = 0;
+
+	CHECK(port > 0);
+	CHECK(write(fd, "z", 1) == 1);
+	CHECK(read(afd, &c, 1) == 1 && c == 'z');
+	close(fd);
+	close(afd);
+	close(lfd);
+}
+
+static void wildcard_listener_takes_ipv4_and_ipv6(void)
+{
+	int lfd = net_listen(NULL, 0, &autotune, 0), port = net_local_port(lfd);
+	int fd4 = net_connect("127.0.0.1", port, &autotune, 0), a4 = accept_one(lfd);
+	int fd6 = net_connect("::1", port, &autotune, 0), a6 = accept_one(lfd);
+
+	CHECK(fd4 >= 0 && fd6 >= 0);
+	close(fd4);
+	close(a4);
+	close(fd6);
+	close(a6);
+	close(lfd);
+}
+
+static int get_int_opt(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t len = sizeof(v);
+
+	CHECK(getsockopt(fd, level, name, &v, &len) == 0);
+	return v;
+}
+
+static void buffer_sizes_are_set_and_inherited(void)
+{
+	struct net_bufsizes bufs = { .rcvbuf_bytes = 96 * 1024, .sndbuf_bytes = 48 * 1024 };
+	int lfd = net_listen("127.0.0.1", 0, &bufs, 0), port = net_local_port(lfd);
+	int fd = net_connect("127.0.0.1", port, &bufs, 0), afd = accept_one(lfd);
+
+	/* Linux reports twice what was asked, the other half being its bookkeeping. */
+	CHECK(get_int_opt(fd, SOL_SOCKET, SO_RCVBUF) == 2 * 96 * 1024);
+	CHECK(get_int_opt(fd, SOL_SOCKET, SO_SNDBUF) == 2 * 48 * 1024);
+	CHECK(get_int_opt(afd, SOL_SOCKET, SO_RCVBUF) == 2 * 96 * 1024);
+	close(fd);
+	close(afd);
+	close(lfd);
+}
+
+static void buffer_size_beyond_the_limit_exits_1(void)
+{
+	struct net_bufsizes bufs = { .rcvbuf_bytes = 1L << 30 };
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		close(2); /* the message is checked by the end-to-end tests */
+		net_set_bufsizes(fd, &bufs, 0);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+}
+
+static void cork_sticks(void)
+{
+	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = net_local_port(lfd);
+	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
+
+	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_CORK) == 0);
+	net_set_cork(fd);
+	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_CORK) == 1);
+	close(fd);
+	close(afd);
+	close(lfd);
+}
+
+static void addr_text_is_numeric(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(2222),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	char buf[64];
+
+	net_addr_text((struct sockaddr *)&sin, sizeof(sin), buf, sizeof(buf));
+	CHECK_STR(buf, "127.0.0.1 port 2222");
+}
+
+int main(void)
+{
+	RUN(listen_and_connect_on_ipv4);
+	RUN(wildcard_listener_takes_ipv4_and_ipv6);
+	RUN(buffer_sizes_are_set_and_inherited);
+	RUN(buffer_size_beyond_the_limit_exits_1);
+	RUN(cork_sticks);
+	RUN(addr_text_is_numeric);
+	return CHECK_EXIT();
+}

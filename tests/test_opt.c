@@ -1,0 +1,90 @@
+#include <limits.h>
+#include <stdio.h>
+
+#include "../lib/opt.h"
+#include "check.h"
+
+void usage(FILE *to)
+{
+	fprintf(to, "usage: test_opt\n");
+}
+
+static void plain_numbers_parse(void)
+{
+	long v = -1;
+
+	CHECK(opt_parse_long("0", 0, 10, &v) == OPT_OK && v == 0);
+	CHECK(opt_parse_long("2222", 1, 65535, &v) == OPT_OK && v == 2222);
+	CHECK(opt_parse_long("-3", -5, 5, &v) == OPT_OK && v == -3);
+	CHECK(opt_parse_long("65535", 1, 65535, &v) == OPT_OK && v == 65535);
+}
+
+static void junk_is_refused_not_zero(void)
+{
+	long v = 42;
+
+	CHECK(opt_parse_long("", 0, 10, &v) == OPT_EMPTY);
+	CHECK(opt_parse_long("abc", 0, 10, &v) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_long(" 5", 0, 10, &v) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_long("5 ", 0, 10, &v) == OPT_TRAILING);
+	CHECK(opt_parse_long("12x", 0, 100, &v) == OPT_TRAILING);
+	CHECK(opt_parse_long("0x10", 0, 100, &v) == OPT_TRAILING);
+	CHECK(opt_parse_long("-", 0, 100, &v) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_long("1.5", 0, 100, &v) == OPT_TRAILING);
+	CHECK(v == 42);
+}
+
+static void range_is_enforced(void)
+{
+	long v = 42;
+
+	CHECK(opt_parse_long("0", 1, 65535, &v) == OPT_TOO_SMALL);
+	CHECK(opt_parse_long("65536", 1, 65535, &v) == OPT_TOO_LARGE);
+	CHECK(opt_parse_long("-1", 0, 10, &v) == OPT_TOO_SMALL);
+	CHECK(opt_parse_long("99999999999999999999", 0, LONG_MAX, &v) == OPT_TOO_LARGE);
+	CHECK(opt_parse_long("-99999999999999999999", LONG_MIN, 0, &v) == OPT_TOO_SMALL);
+	CHECK(v == 42);
+}
+
+static void size_suffixes_multiply_by_1024(void)
+{
+	long v = 0;
+
+	CHECK(opt_parse_size("64k", 1, LONG_MAX, &v) == OPT_OK && v == 65536);
+	CHECK(opt_parse_size("8K", 1, LONG_MAX, &v) == OPT_OK && v == 8192);
+	CHECK(opt_parse_size("4m", 1, LONG_MAX, &v) == OPT_OK && v == 4194304);
+	CHECK(opt_parse_size("2M", 1, LONG_MAX, &v) == OPT_OK && v == 2097152);
+	CHECK(opt_parse_size("512", 1, LONG_MAX, &v) == OPT_OK && v == 512);
+}
+
+static void size_suffix_errors(void)
+{
+	long v = 7;
+
+	CHECK(opt_parse_size("64kb", 1, LONG_MAX, &v) == OPT_TRAILING);
+	CHECK(opt_parse_size("4g", 1, LONG_MAX, &v) == OPT_TRAILING);
+	CHECK(opt_parse_size("k", 1, LONG_MAX, &v) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_size("0k", 1, LONG_MAX, &v) == OPT_TOO_SMALL);
+	CHECK(opt_parse_size("2048m", 1, 1L << 30, &v) == OPT_TOO_LARGE);
+	/* Overflow in the multiplication, not only in strtol. */
+	CHECK(opt_parse_size("9007199254740993m", 1, LONG_MAX, &v) == OPT_TOO_LARGE);
+	CHECK(v == 7);
+}
+
+static void status_texts_name_the_problem(void)
+{
+	CHECK_STR(opt_status_text(OPT_NOT_A_NUMBER), "not a number");
+	CHECK_STR(opt_status_text(OPT_TRAILING), "trailing characters after the number");
+	CHECK_STR(opt_status_text(OPT_EMPTY), "empty value");
+}
+
+int main(void)
+{
+	RUN(plain_numbers_parse);
+	RUN(junk_is_refused_not_zero);
+	RUN(range_is_enforced);
+	RUN(size_suffixes_multiply_by_1024);
+	RUN(size_suffix_errors);
+	RUN(status_texts_name_the_problem);
+	return CHECK_EXIT();
+}

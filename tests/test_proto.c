@@ -1,0 +1,168 @@
+#include <errno.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../lib/proto.h"
+#include "check.h"
+
+/* Two loops of two files, "abc" and "", written out by hand. */
+static const unsigned char two_loops[] = {
+	0, 0, 0, 2,			/* n_loops */
+	0, 0, 0, 2,			/* n_files */
+	0, 0, 0, 3, 'a', 'b', 'c',	/* length, data */
+	0, 0, 0, 0,			/* empty file */
+	0, 0, 0, 2,
+	0, 0, 0, 3, 'a', 'b', 'c',
+	0, 0, 0, 0,
+};
+
+static void u32_is_big_endian(void)
+{
+	unsigned char b[4];
+	const unsigned char want[4] = { 0x12, 0x34, 0x56, 0x78 };
+
+	proto_put_u32(b, 0x12345678);
+	CHECK(memcmp(b, want, 4) == 0);
+	CHECK_EQ_U64(proto_get_u32(want), 0x12345678);
+	proto_put_u32(b, 0xffffffff);
+	CHECK(b[0] == 0xff && b[1] == 0xff && b[2] == 0xff && b[3] == 0xff);
+	CHECK_EQ_U64(proto_get_u32((const unsigned char[]){ 0, 0, 1, 0 }), 256);
+}
+
+static void whole_stream_in_one_piece_completes(void)
+{
+	struct proto_rx rx;
+
+	proto_rx_init(&rx);
+	proto_rx_feed(&rx, two_loops, sizeof(two_loops));
+	CHECK(proto_rx_waiting_for(&rx) == NULL);
+	CHECK_EQ_U64(rx.files_done, 4);
+	CHECK_EQ_U64(rx.extra_bytes, 0);
+}
+
+static void stream_fed_byte_by_byte_completes(void)
+{
+	struct proto_rx rx;
+
+	proto_rx_init(&rx);
+	for (size_t i = 0; i < sizeof(two_loops); i++) {
+		CHECK(proto_rx_waiting_for(&rx) != NULL);
+		proto_rx_feed(&rx, two_loops + i, 1);
+	}
+	CHECK(proto_rx_waiting_for(&rx) == NULL);
+	CHECK_EQ_U64(rx.files_done, 4);
+}
+
+static void cut_short_says_what_it_waits_for(void)
+{
+	struct proto_rx rx;
+
+	proto_rx_init(&rx);
+	CHECK_STR(proto_rx_waiting_for(&rx), "header");
+	proto_rx_feed(&rx, two_loops, 6); /* inside n_files */
+	CHECK_STR(proto_rx_waiting_for(&rx), "header");
+	proto_rx_init(&rx);
+	proto_rx_feed(&rx, two_loops, 13); /* two bytes into "abc" */
+	CHECK_STR(proto_rx_waiting_for(&rx), "file data");
+	proto_rx_init(&rx);
+	proto_rx_feed(&rx, two_loops, 15); /* just after "abc": next length */
+	CHECK_STR(proto_rx_waiting_for(&rx), "header");
+	proto_rx_feed(&rx, two_loops + 15, sizeof(two_loops) - 16);
+	CHECK_STR(proto_rx_waiting_for(&rx), "header");
+}
+
+static void zero_loops_and_zero_files_are_complete(void)
+{
+	static const unsigned char no_loops[] = { 0, 0, 0, 0 };
+	static const unsigned char empty_loops[] = { 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct proto_rx rx;
+
+	proto_rx_init(&rx);
+	proto_rx_feed(&rx, no_loops, sizeof(no_loops));
+	CHECK(proto_rx_waiting_for(&rx) == NULL);
+	proto_rx_init(&rx);
+	proto_rx_feed(&rx, empty_loops, sizeof(empty_loops) - 1);
+	CHECK_STR(proto_rx_waiting_for(&rx), "header");
+	proto_rx_feed(&rx, empty_loops + sizeof(empty_loops) - 1, 1);
+	CHECK(proto_rx_waiting_for(&rx) == NULL);
+	CHECK_EQ_U64(rx.files_done, 0);
+}
+
+static void bytes_after_the_end_are_counted(void)
+{
+	unsigned char more[sizeof(two_loops) + 5];
+	struct proto_rx rx;
+
+	memcpy(more, two_loops, sizeof(two_loops));
+	memset(more + sizeof(two_loops), 'x', 5);
+	proto_rx_init(&rx);
+	proto_rx_feed(&rx, more, sizeof(more));
+	CHECK(proto_rx_waiting_for(&rx) == NULL);
+	CHECK_EQ_U64(rx.extra_bytes, 5);
+}
+
+static void huge_counts_cost_nothing(void)
+{
+	static const unsigned char huge[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					      0xff, 0xff, 0xff, 0xff, 1, 2, 3 };
+	struct proto_rx rx;
+
+	proto_rx_init(&rx);
+	proto_rx_feed(&rx, huge, sizeof(huge));
+	CHECK_STR(proto_rx_waiting_for(&rx), "file data");
+	CHECK_EQ_U64(rx.data_left, 0xffffffffu - 3);
+}
+
+static void stream_bytes_counts_every_header(void)
+{
+	const uint64_t sizes[] = { 3, 0 };
+
+	CHECK_EQ_U64(proto_stream_bytes(2, sizes, 2), sizeof(two_loops));
+	CHECK_EQ_U64(proto_stream_bytes(0, sizes, 2), 4);
+	/* 20 loops of 1000 files of 4 GiB - 1: no overflow. */
+	{
+		uint64_t big[1000];
+
+		for (int i = 0; i < 1000; i++)
+			big[i] = 0xffffffffu;
+		CHECK_EQ_U64(proto_stream_bytes(20, big, 1000),
+			     4 + 20ULL * (4 + 1000ULL * (4 + 0xffffffffULL)));
+	}
+}
+
+static void write_full_delivers_everything(void)
+{
+	static char big[1 << 20];
+	char got[sizeof(two_loops)];
+	size_t done = 0;
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(proto_write_full(sv[0], PROTO_IO_SEND, two_loops, sizeof(two_loops), &done) == 0);
+	CHECK_EQ_U64(done, sizeof(two_loops));
+	CHECK(read(sv[1], got, sizeof(got)) == (ssize_t)sizeof(got));
+	CHECK(memcmp(got, two_loops, sizeof(got)) == 0);
+	CHECK(proto_write_full(sv[0], PROTO_IO_WRITE, "xyz", 3, &done) == 0 && done == 3);
+	close(sv[1]);
+	/* The peer is gone: -1 with EPIPE and no signal, and the count so far. */
+	signal(SIGPIPE, SIG_IGN);
+	CHECK(proto_write_full(sv[0], PROTO_IO_SEND, big, sizeof(big), &done) == -1);
+	CHECK(errno == EPIPE);
+	CHECK_EQ_U64(done, 0);
+	close(sv[0]);
+}
+
+int main(void)
+{
+	RUN(u32_is_big_endian);
+	RUN(whole_stream_in_one_piece_completes);
+	RUN(stream_fed_byte_by_byte_completes);
+	RUN(cut_short_says_what_it_waits_for);
+	RUN(zero_loops_and_zero_files_are_complete);
+	RUN(bytes_after_the_end_are_counted);
+	RUN(huge_counts_cost_nothing);
+	RUN(stream_bytes_counts_every_header);
+	RUN(write_full_delivers_everything);
+	return CHECK_EXIT();
+}
