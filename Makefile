@@ -14,11 +14,11 @@ ZC_LDFLAGS += -fsanitize=address,undefined
 endif
 
 BUILD = build
-PROGS = zcs zcc
-LIB_MODULES = opt proto timing cpu net
+PROGS = zcs zcc cyclesoak
+LIB_MODULES = opt proto timing cpu net soak
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%)
-TEST_HELPERS = $(BUILD)/tests/capture
+TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)
