@@ -14,7 +14,7 @@ ZC_LDFLAGS += -fsanitize=address,undefined
 endif
 
 BUILD = build
-PROGS = zcs zcc cyclesoak
+PROGS = zcs zcc cyclesoak run_rr
 LIB_MODULES = opt proto timing cpu net soak
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%)

@@ -19,6 +19,7 @@
 #include "lib/net.h"
 #include "lib/opt.h"
 #include "lib/proto.h"
+#include "lib/soak.h"
 #include "lib/timing.h"
 
 /* How long zcs may take to close after the last byte before zcc gives up on it. */
@@ -41,6 +42,9 @@ struct settings {
 	int port;
 	enum mode mode;
 	int cork;
+	int measure_cpu;
+	int calibrate;
+	int n_cpus; /* 0: every CPU in the affinity mask */
 	const char *server;
 	char **paths;
 	int n_paths;
@@ -92,9 +96,14 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->cpu = opt_long(c, optarg, 0, CPU_MAX_INDEX);
 			break;
 		case 'c':
+			s->measure_cpu = 1;
+			break;
 		case 'C':
+			s->calibrate = 1;
+			break;
 		case 'N':
-			opt_failx("-%c: CPU load measurement is not supported yet", c);
+			s->n_cpus = opt_long(c, optarg, 1, CPU_MAX_INDEX + 1);
+			break;
 		case 'd':
 			s->debug++;
 			break;
@@ -142,6 +151,8 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_failx("-m %s conflicts with -S%s", mode_arg, opt_w ? " -w" : "");
 		s->mode = m;
 	}
+	if (s->calibrate)
+		return;
 	if (!s->server)
 		opt_failx("-s server is required");
 	if (optind == argc)
@@ -320,16 +331,71 @@ static void send_all_loops(struct sender *snd, const struct settings *s,
 	finish(snd);
 }
 
+static struct soak soakers;
+
+/*
+ * ", cpu LOAD%, DEMAND us/KB": the system load over the transfer, and the CPU
+ * time it stands for (load x CPUs x seconds) per KiB sent, netperf's service
+ * demand.
+ */
+static void print_cpu_cost(const struct soak *sk, const struct soak_sample *a,
+			   const struct soak_sample *b, double calibrated, uint64_t bytes)
+{
+	double load = soak_load(soak_rate(a, b, sk->n_cpus), calibrated);
+	double cpu_us = load * sk->n_cpus * (b->ns - a->ns) / 1000.0;
+
+	printf(", cpu %.1f%%, %.3f us/KB", load * 100, bytes ? cpu_us / (bytes / 1024.0) : 0.0);
+}
+
+static void stop_soakers(void)
+{
+	soak_stop(&soakers);
+}
+
+/* -C: calibrate exactly as cyclesoak -C does, into the same file. */
+static int calibrate(const struct settings *s)
+{
+	static volatile sig_atomic_t never;
+	int cpus[CPU_MAX_INDEX + 1], n_cpus = soak_choose_cpus(s->n_cpus, cpus, CPU_MAX_INDEX + 1);
+
+	if (n_cpus < 0)
+		return 1;
+	if (s->n_cpus == 0)
+		printf("using %d CPU%s\n", n_cpus, n_cpus == 1 ? "" : "s");
+	return soak_calibrate(cpus, n_cpus, 1000, s->debug, &never);
+}
+
+/* -c: read the calibration and start the soakers before the transfer. */
+static double start_soakers(const struct settings *s)
+{
+	int cpus[CPU_MAX_INDEX + 1], n_cpus = soak_choose_cpus(s->n_cpus, cpus, CPU_MAX_INDEX + 1);
+	double calibrated;
+	char why[512];
+
+	if (n_cpus < 0)
+		exit(1);
+	if (soak_read_counts(SOAK_COUNTS_FILE, n_cpus, &calibrated, why, sizeof(why)) < 0)
+		errx(1, "%s", why);
+	/* Soakers die with zcc (PR_SET_PDEATHSIG); this reaps them on every exit() too. */
+	atexit(stop_soakers);
+	soak_start(&soakers, cpus, n_cpus, s->debug);
+	return calibrated;
+}
+
 int main(int argc, char **argv)
 {
 	struct settings s;
 	struct file_entry *files;
 	struct sender snd = { 0 };
+	struct soak_sample before, after;
 	size_t n_files;
 	uint64_t start, ns;
+	double calibrated = 0;
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (s.calibrate)
+		return calibrate(&s);
 	/* A vanished zcs must give an error with a byte count, not a silent SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
 	files = calloc(s.n_paths, sizeof(*files));
@@ -353,15 +419,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, mode %s\n", n_files,
 			(unsigned long long)per_loop, mode_names[s.mode]);
 	}
+	if (s.measure_cpu)
+		calibrated = start_soakers(&s);
 	snd.sock = net_connect(s.server, s.port, &s.bufs, s.debug);
 	if (s.cork)
 		net_set_cork(snd.sock);
+	if (s.measure_cpu) {
+		soak_sample_init(&soakers, &before);
+		soak_sample_init(&soakers, &after);
+		soak_take(&soakers, &before);
+	}
 	start = timing_now_ns();
 	send_all_loops(&snd, &s, files, n_files);
 	ns = timing_now_ns() - start;
-	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s\n",
+	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s",
 	       (unsigned long long)snd.sent, timing_secs(ns),
 	       (unsigned long long)timing_kbytes_per_sec(snd.sent, ns), mode_names[s.mode]);
+	if (s.measure_cpu) {
+		soak_take(&soakers, &after);
+		print_cpu_cost(&soakers, &before, &after, calibrated, snd.sent);
+		soak_sample_free(&before);
+		soak_sample_free(&after);
+	}
+	printf("\n");
 	close(snd.sock);
 	free(snd.buf);
 	free(files);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "opt.h"
 #include "soak.h"
 #include "timing.h"
 
@@ -124,11 +125,9 @@ int soak_choose_cpus(int n_cpus, int *cpus, int max)
 		warn("sched_getaffinity");
 		return -1;
 	}
-	if (n_cpus > n) {
-		warnx("-N %d: only %d CPU%s available to this process", n_cpus, n,
-		      n == 1 ? " is" : "s are");
-		return -1;
-	}
+	if (n_cpus > n)
+		opt_failx("-N %d: only %d CPU%s available to this process", n_cpus, n,
+			  n == 1 ? " is" : "s are");
 	return n_cpus ? n_cpus : n;
 }
 

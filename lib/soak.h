@@ -30,7 +30,8 @@ struct soak_sample {
 
 /*
  * The CPUs to soak: the first n_cpus of this process's affinity mask, or all of
- * them when n_cpus is 0. Returns the count, or -1 after printing why not.
+ * them when n_cpus is 0. Returns the count, or -1 if the mask cannot be read;
+ * more CPUs than the mask holds is a usage error (-N).
  */
 int soak_choose_cpus(int n_cpus, int *cpus, int max);
 

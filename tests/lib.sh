@@ -174,3 +174,29 @@ run_tests() {
 		esac
 	done
 }
+
+# CPUs in this shell's affinity mask: what cyclesoak soaks by default.
+allowed_cpus() {
+	taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+		awk -F- '{ if (NF == 2) n += $2 - $1 + 1; else n++ } END { print n }'
+}
+
+# calibrate_here: a quick calibration into $T/counts_per_sec (cyclesoak -C -m 100).
+calibrate_here() {
+	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 "$@" >"$T/calibration" 2>&1) ||
+		fail "calibration failed: $(cat "$T/calibration")"
+}
+
+# PIDs of the soakers (children) of a process, one a line.
+children_of() {
+	pgrep -P "$1" || true
+}
+
+# all_dead PID...: every PID is gone or a zombie (no longer running).
+all_dead() {
+	local pid state
+	for pid in "$@"; do
+		state=$(ps -o stat= -p "$pid" 2>/dev/null || true)
+		case "$state" in "" | Z*) ;; *) return 1 ;; esac
+	done
+}

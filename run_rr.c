@@ -1,0 +1,72 @@
+/*
+ * run_rr: run a command, or an interactive shell, under SCHED_RR, so that the
+ * process being measured always gets the CPU before cyclesoak's soakers.
+ */
+#include <err.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/opt.h"
+
+void usage(FILE *to)
+{
+	fprintf(to, "usage: run_rr [-h] [-p priority] [command [arg...]]\n");
+}
+
+/*
+ * Installed set-user-ID root, run_rr must not hand out root: once the policy
+ * is set, go back to the real user and group for good, before exec.
+ */
+static void drop_privileges(void)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (getegid() != gid && setresgid(gid, gid, gid) < 0)
+		err(1, "setresgid %d", (int)gid);
+	if (geteuid() != uid && setresuid(uid, uid, uid) < 0)
+		err(1, "setresuid %d", (int)uid);
+	if (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+		errx(1, "could still become root after dropping privileges");
+}
+
+int main(int argc, char **argv)
+{
+	int max = sched_get_priority_max(SCHED_RR), min = sched_get_priority_min(SCHED_RR);
+	struct sched_param sp = { .sched_priority = max };
+	char *shell_argv[] = { NULL, "-i", NULL };
+	char **cmd;
+	int c;
+
+	/* "+": options end at the command, whose own options are its business. */
+	while ((c = getopt(argc, argv, "+:hp:")) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'p':
+			sp.sched_priority = opt_long(c, optarg, min, max);
+			break;
+		default:
+			opt_fail_getopt(c, optopt);
+		}
+	}
+	if (sched_setscheduler(0, SCHED_RR, &sp) < 0) {
+		if (errno == EPERM)
+			errx(1, "SCHED_RR needs root or CAP_SYS_NICE: %s", strerror(errno));
+		err(1, "sched_setscheduler SCHED_RR %d", sp.sched_priority);
+	}
+	drop_privileges();
+	cmd = argv + optind;
+	if (optind == argc) {
+		shell_argv[0] = getenv("SHELL") && *getenv("SHELL") ? getenv("SHELL") : "/bin/sh";
+		cmd = shell_argv;
+	}
+	execvp(cmd[0], cmd);
+	warn("%s", cmd[0]);
+	return errno == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,198 @@
+#!/bin/bash
+# cyclesoak: calibration, the load lines, the counts file's errors, the
+# soakers' scheduling, signal hygiene, and (loosely) accuracy.
+. "$(dirname "$0")/lib.sh"
+
+LOAD_LINE='^System load: {0,4}-?[0-9]+\.[0-9]%'
+
+test_calibration_prints_each_period_and_writes_the_median() {
+	local n median
+	n=$(allowed_cpus)
+	calibrate_here
+	expect_eq "$(head -n 1 "$T/calibration")" "using $n CPU$([ "$n" = 1 ] || echo s)"
+	expect_eq "$(grep -c -E '^calibrating: [0-9]+ loops/sec$' "$T/calibration")" 7 "calibrating lines"
+	median=$(grep '^calibrating:' "$T/calibration" | tail -n 5 | awk '{ print $2 }' | sort -n | sed -n 3p)
+	expect_eq "$(tail -n 1 "$T/calibration")" "calibrated OK.  $median loops/sec"
+	expect_eq "$(cat "$T/counts_per_sec")" "$median
+cpus $n" "counts_per_sec"
+	ls "$T" | grep -q 'counts_per_sec\.tmp' && fail "temporary file left behind"
+	return 0
+}
+
+# counts_error CONTENT EXPECTED_MESSAGE [ARGS]: cyclesoak refuses the file, exit 1.
+counts_error() {
+	local rc=0
+	printf '%b' "$1" >"$T/counts_per_sec"
+	(cd "$T" && "$ROOT/cyclesoak" -1 -m 100 ${3:-} >"$T/out" 2>"$T/err") || rc=$?
+	expect_eq "$rc" 1 "exit code for '$1'"
+	expect_eq "$(cat "$T/err")" "$2"
+}
+
+test_bad_counts_files_are_each_a_clear_error() {
+	local rc=0 n
+	n=$(allowed_cpus)
+	(cd "$T" && "$ROOT/cyclesoak" -1 2>"$T/err") || rc=$?
+	expect_eq "$rc" 1 "exit code with no counts_per_sec"
+	expect_eq "$(cat "$T/err")" "cyclesoak: ./counts_per_sec: No such file or directory: run 'cyclesoak -C' on an idle system"
+	counts_error '' "cyclesoak: ./counts_per_sec is empty: run 'cyclesoak -C' on an idle system"
+	counts_error '0\ncpus 1\n' "cyclesoak: ./counts_per_sec: the calibrated rate is 0: run 'cyclesoak -C' on an idle system" "-N 1"
+	counts_error 'fast\n' "cyclesoak: ./counts_per_sec: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle system"
+	counts_error '123abc\n' "cyclesoak: ./counts_per_sec: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle system"
+	counts_error '-5\n' "cyclesoak: ./counts_per_sec: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle system"
+	counts_error '1000000\nprocessors 2\n' "cyclesoak: ./counts_per_sec: the second line is not 'cpus N': run 'cyclesoak -C' on an idle system"
+	counts_error '1000000\ncpus 7\n' "cyclesoak: ./counts_per_sec was calibrated on 7 CPUs and this run uses 1: calibrate with 'cyclesoak -C -N 1' or measure with -N 7" "-N 1"
+}
+
+test_a_2001_counts_file_without_cpus_line_is_read() {
+	echo 1000000000 >"$T/counts_per_sec"
+	(cd "$T" && "$ROOT/cyclesoak" -1 -m 100 >"$T/out") || fail "refused a one-line file"
+	expect_match "$(cat "$T/out")" '^-?[0-9]+\.[0-9]$'
+}
+
+test_load_lines_every_period() {
+	calibrate_here
+	(cd "$T" && exec "$ROOT/cyclesoak" -m 100 >"$T/out") &
+	local pid=$!
+	started "$pid"
+	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 5 ]' || fail "no load lines"
+	kill -INT "$pid"
+	wait "$pid" || true
+	expect_match "$(head -n 1 "$T/out")" '^using [0-9]+ CPUs?$'
+	sed 1d "$T/out" | grep -v -E "${LOAD_LINE}\$" && fail "bad load line"
+	return 0
+}
+
+test_B_appends_free_capacity_per_cpu() {
+	local n
+	n=$(allowed_cpus)
+	calibrate_here
+	(cd "$T" && exec "$ROOT/cyclesoak" -B -m 100 >"$T/out") &
+	local pid=$!
+	started "$pid"
+	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
+	kill -TERM "$pid"
+	wait "$pid" || true
+	grep '^System load:' "$T/out" | grep -v -E "${LOAD_LINE} \|\| Free:( +-?[0-9]+\.[0-9]%\([0-9]+\)){$n}\$" &&
+		fail "bad -B line"
+	return 0
+}
+
+test_one_shot_prints_only_the_number() {
+	local start
+	calibrate_here
+	start=$(date +%s%N)
+	(cd "$T" && "$ROOT/cyclesoak" -1 -m 300 >"$T/out") || fail "exit code $?"
+	expect_match "$(cat "$T/out")" '^-?[0-9]+\.[0-9]$'
+	expect_eq "$(wc -l <"$T/out")" 1 "lines"
+	# A warm-up period, then the sample: at least 600 ms.
+	[ $(($(date +%s%N) - start)) -ge 600000000 ] || fail "-1 did not wait two periods"
+}
+
+test_period_options_are_checked() {
+	local rc=0
+	"$ROOT/cyclesoak" -p 1 -m 100 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2
+	expect_eq "$(head -n 1 "$T/err")" "cyclesoak: -p and -m both set the period: give one of them"
+	rc=0
+	"$ROOT/cyclesoak" -m 5 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2
+	expect_eq "$(head -n 1 "$T/err")" "cyclesoak: -m '5': must be at least 10"
+	rc=0
+	"$ROOT/cyclesoak" -N 0 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2
+	expect_eq "$(head -n 1 "$T/err")" "cyclesoak: -N '0': must be at least 1"
+	rc=0
+	"$ROOT/cyclesoak" -N 1000 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2
+	expect_match "$(head -n 1 "$T/err")" '^cyclesoak: -N 1000: only [0-9]+ CPUs? (is|are) available to this process$'
+}
+
+test_soakers_are_pinned_idle_and_niced() {
+	local pid kid cpus="" n
+	n=$(allowed_cpus)
+	calibrate_here
+	(cd "$T" && exec "$ROOT/cyclesoak" -d -m 200 >"$T/out" 2>"$T/err") &
+	pid=$!
+	started "$pid"
+	wait_until 10 grep -q '^System load:' "$T/out" || fail "no load line"
+	expect_eq "$(children_of "$pid" | wc -l)" "$n" "soakers"
+	for kid in $(children_of "$pid"); do
+		chrt -p "$kid" | grep -q 'SCHED_IDLE' || fail "soaker $kid: $(chrt -p "$kid")"
+		cpus="$cpus $(taskset -pc "$kid" | awk '{ print $NF }')"
+		if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+			grep -q 'nice 19$' "/proc/$kid/autogroup" || fail "autogroup: $(cat "/proc/$kid/autogroup")"
+			grep -q "soaker $kid on CPU [0-9]*: SCHED_IDLE, own session group at nice 19" "$T/err" ||
+				fail "-d did not say so: $(cat "$T/err")"
+		fi
+	done
+	expect_eq "$(echo $cpus | tr ' ' '\n' | sort -u | wc -l)" "$n" "distinct soaker CPUs"
+}
+
+# stop_with SIGNAL: no soaker outlives cyclesoak stopped by that signal.
+stop_with() {
+	local pid kids
+	calibrate_here
+	(cd "$T" && exec "$ROOT/cyclesoak" -m 100 >"$T/out") &
+	pid=$!
+	started "$pid"
+	wait_until 10 grep -q '^System load:' "$T/out" || fail "no load line"
+	kids=$(children_of "$pid")
+	[ -n "$kids" ] || fail "no soakers found"
+	kill "-$1" "$pid"
+	wait_until 5 all_dead "$pid" || fail "cyclesoak still running after SIG$1"
+	wait_until 5 all_dead $kids || fail "soakers outlived cyclesoak after SIG$1: $kids"
+}
+
+test_sigint_leaves_no_soaker() {
+	stop_with INT
+}
+
+test_sigterm_leaves_no_soaker() {
+	stop_with TERM
+}
+
+test_sighup_leaves_no_soaker() {
+	stop_with HUP
+}
+
+test_sigkill_leaves_no_soaker() {
+	stop_with KILL
+}
+
+test_normal_exit_leaves_no_soaker() {
+	calibrate_here
+	(cd "$T" && exec "$ROOT/cyclesoak" -1 -m 300 >"$T/out") &
+	local pid=$! kids
+	started "$pid"
+	wait_until 5 eval '[ -n "$(children_of '"$pid"')" ]' || fail "no soakers"
+	kids=$(children_of "$pid")
+	wait "$pid" || fail "cyclesoak -1 failed"
+	all_dead $kids || fail "soakers left: $kids"
+}
+
+# A known load in another session: the meter sees it (loosely, on a busy
+# machine), and the load gets the CPU it asks for despite the soakers.
+test_known_load_is_measured_and_not_starved() {
+	local n want got
+	n=$(allowed_cpus)
+	calibrate_here -N "$n"
+	setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 5 >"$T/loadgen" &
+	started $!
+	sleep 0.5
+	got=$(cd "$T" && "$ROOT/cyclesoak" -1 -m 1500)
+	wait_until 10 test -s "$T/loadgen" || fail "loadgen did not finish"
+	want=$(awk -v n="$n" 'BEGIN { printf "%.1f", 50 / n }')
+	awk -v got="$got" -v want="$want" 'BEGIN { d = got - want; exit !(d < 8 && d > -8) }' ||
+		fail "measured $got% for an injected $want%"
+	awk '{ v = $(NF - 2); gsub(/[(%]/, "", v); exit !(v + 0 >= 99) }' "$T/loadgen" ||
+		fail "the load was starved: $(cat "$T/loadgen")"
+}
+
+test_idle_system_measures_near_zero() {
+	local got
+	calibrate_here
+	got=$(cd "$T" && "$ROOT/cyclesoak" -1 -m 1000)
+	awk -v got="$got" 'BEGIN { exit !(got < 8 && got > -8) }' || fail "idle load measured $got%"
+}
+
+run_tests "$@"
