@@ -73,4 +73,18 @@ test_N_beyond_the_cpus_is_a_usage_error() {
 	expect_match "$(head -n 1 "$T/err")" '^zcc: -N 1000: only [0-9]+ CPUs? (is|are) available to this process$'
 }
 
+test_c_soaks_every_cpu_even_when_zcc_is_pinned() {
+	local zcc n
+	make_files "$T/f"
+	calibrate_here
+	start_zcs
+	n=$(allowed_cpus)
+	(cd "$T" && exec "$ROOT/zcc" -c -B 0 -n 1000000 -s 127.0.0.1 -p "$PORT" "$T/f/350k" >/dev/null 2>"$T/err") &
+	zcc=$!
+	started "$zcc"
+	wait_until 5 eval '[ "$(children_of '"$zcc"' | wc -l)" -ge '"$n"' ]' ||
+		fail "zcc -c -B 0 started $(children_of "$zcc" | wc -l) soakers for $n CPUs: $(cat "$T/err")"
+	expect_eq "$(taskset -pc "$zcc" | awk '{ print $NF }')" 0 "zcc's own CPU"
+}
+
 run_tests "$@"
