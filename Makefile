@@ -23,7 +23,7 @@ TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)
 
-.PHONY: all check install clean FORCE
+.PHONY: all check bench install clean FORCE
 .SECONDARY:
 
 all: $(PROGS)
@@ -49,6 +49,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
 
 check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
 	@bash tests/run.sh $(UNIT_TESTS)
+
+# The results table on loopback; BENCH_ARGS passes options to scripts/zc-matrix.
+bench: $(PROGS)
+	@bash scripts/zc-matrix $(BENCH_ARGS)
 
 install: $(PROGS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
