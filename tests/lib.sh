@@ -135,6 +135,18 @@ wait_summaries() {
 		fail "zcs printed $(zcs_summaries | wc -l) summaries, expected $1"
 }
 
+# usage_error PROG "EXPECTED FIRST LINE" ARGS...: exit 2, that line, then the usage.
+usage_error() {
+	local prog=$1 want=$2 rc=0
+	shift 2
+	"$ROOT/$prog" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2 "exit code of $prog $*"
+	expect_eq "$(head -n 1 "$T/err")" "$want" "error line of $prog $*"
+	sed -n 2p "$T/err" | grep -q "^usage: $prog " || fail "$prog $*: no usage after the error"
+	[ -s "$T/out" ] && fail "$prog $*: wrote to stdout"
+	return 0
+}
+
 expect_eq() {
 	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
 }
@@ -185,6 +197,15 @@ allowed_cpus() {
 calibrate_here() {
 	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 "$@" >"$T/calibration" 2>&1) ||
 		fail "calibration failed: $(cat "$T/calibration")"
+}
+
+# start_cyclesoak ARGS...: cyclesoak ARGS in $T (so it reads $T/counts_per_sec),
+# stdout to $T/out and stderr to $T/err; sets CS_PID once a load line is out.
+start_cyclesoak() {
+	(cd "$T" && exec "$ROOT/cyclesoak" "$@" >"$T/out" 2>"$T/err") &
+	CS_PID=$!
+	started "$CS_PID"
+	wait_until 10 grep -q '^System load:' "$T/out" || fail "no load line: $(cat "$T/err")"
 }
 
 # PIDs of the soakers (children) of a process, one a line.

@@ -51,12 +51,10 @@ test_a_2001_counts_file_without_cpus_line_is_read() {
 
 test_load_lines_every_period() {
 	calibrate_here
-	(cd "$T" && exec "$ROOT/cyclesoak" -m 100 >"$T/out") &
-	local pid=$!
-	started "$pid"
+	start_cyclesoak -m 100
 	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 5 ]' || fail "no load lines"
-	kill -INT "$pid"
-	wait "$pid" || true
+	kill -INT "$CS_PID"
+	wait "$CS_PID" || true
 	expect_match "$(head -n 1 "$T/out")" '^using [0-9]+ CPUs?$'
 	sed 1d "$T/out" | grep -v -E "${LOAD_LINE}\$" && fail "bad load line"
 	return 0
@@ -66,12 +64,10 @@ test_B_appends_free_capacity_per_cpu() {
 	local n
 	n=$(allowed_cpus)
 	calibrate_here
-	(cd "$T" && exec "$ROOT/cyclesoak" -B -m 100 >"$T/out") &
-	local pid=$!
-	started "$pid"
+	start_cyclesoak -B -m 100
 	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
-	kill -TERM "$pid"
-	wait "$pid" || true
+	kill -TERM "$CS_PID"
+	wait "$CS_PID" || true
 	grep '^System load:' "$T/out" | grep -v -E "${LOAD_LINE} \|\| Free:( +-?[0-9]+\.[0-9]%\([0-9]+\)){$n}\$" &&
 		fail "bad -B line"
 	return 0
@@ -90,33 +86,21 @@ test_one_shot_prints_only_the_number() {
 
 test_period_options_are_checked() {
 	local rc=0
-	"$ROOT/cyclesoak" -p 1 -m 100 2>"$T/err" || rc=$?
-	expect_eq "$rc" 2
-	expect_eq "$(head -n 1 "$T/err")" "cyclesoak: -p and -m both set the period: give one of them"
-	rc=0
-	"$ROOT/cyclesoak" -m 5 2>"$T/err" || rc=$?
-	expect_eq "$rc" 2
-	expect_eq "$(head -n 1 "$T/err")" "cyclesoak: -m '5': must be at least 10"
-	rc=0
-	"$ROOT/cyclesoak" -N 0 2>"$T/err" || rc=$?
-	expect_eq "$rc" 2
-	expect_eq "$(head -n 1 "$T/err")" "cyclesoak: -N '0': must be at least 1"
-	rc=0
+	usage_error cyclesoak "cyclesoak: -p and -m both set the period: give one of them" -p 1 -m 100
+	usage_error cyclesoak "cyclesoak: -m '5': must be at least 10" -m 5
+	usage_error cyclesoak "cyclesoak: -N '0': must be at least 1" -N 0
 	"$ROOT/cyclesoak" -N 1000 2>"$T/err" || rc=$?
 	expect_eq "$rc" 2
 	expect_match "$(head -n 1 "$T/err")" '^cyclesoak: -N 1000: only [0-9]+ CPUs? (is|are) available to this process$'
 }
 
 test_soakers_are_pinned_idle_and_niced() {
-	local pid kid cpus="" n
+	local kid cpus="" n
 	n=$(allowed_cpus)
 	calibrate_here
-	(cd "$T" && exec "$ROOT/cyclesoak" -d -m 200 >"$T/out" 2>"$T/err") &
-	pid=$!
-	started "$pid"
-	wait_until 10 grep -q '^System load:' "$T/out" || fail "no load line"
-	expect_eq "$(children_of "$pid" | wc -l)" "$n" "soakers"
-	for kid in $(children_of "$pid"); do
+	start_cyclesoak -d -m 200
+	expect_eq "$(children_of "$CS_PID" | wc -l)" "$n" "soakers"
+	for kid in $(children_of "$CS_PID"); do
 		chrt -p "$kid" | grep -q 'SCHED_IDLE' || fail "soaker $kid: $(chrt -p "$kid")"
 		cpus="$cpus $(taskset -pc "$kid" | awk '{ print $NF }')"
 		if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
@@ -130,16 +114,13 @@ test_soakers_are_pinned_idle_and_niced() {
 
 # stop_with SIGNAL: no soaker outlives cyclesoak stopped by that signal.
 stop_with() {
-	local pid kids
+	local kids
 	calibrate_here
-	(cd "$T" && exec "$ROOT/cyclesoak" -m 100 >"$T/out") &
-	pid=$!
-	started "$pid"
-	wait_until 10 grep -q '^System load:' "$T/out" || fail "no load line"
-	kids=$(children_of "$pid")
+	start_cyclesoak -m 100
+	kids=$(children_of "$CS_PID")
 	[ -n "$kids" ] || fail "no soakers found"
-	kill "-$1" "$pid"
-	wait_until 5 all_dead "$pid" || fail "cyclesoak still running after SIG$1"
+	kill "-$1" "$CS_PID"
+	wait_until 5 all_dead "$CS_PID" || fail "cyclesoak still running after SIG$1"
 	wait_until 5 all_dead $kids || fail "soakers outlived cyclesoak after SIG$1: $kids"
 }
 

@@ -3,18 +3,6 @@
 # never a crash, a hang or a silent zero.
 . "$(dirname "$0")/lib.sh"
 
-# usage_error PROG "EXPECTED FIRST LINE" ARGS...: exit 2, that line, then the usage.
-usage_error() {
-	local prog=$1 want=$2 rc=0
-	shift 2
-	"$ROOT/$prog" "$@" >"$T/out" 2>"$T/err" || rc=$?
-	expect_eq "$rc" 2 "exit code of $prog $*"
-	expect_eq "$(head -n 1 "$T/err")" "$want" "error line of $prog $*"
-	sed -n 2p "$T/err" | grep -q "^usage: $prog " || fail "$prog $*: no usage after the error"
-	[ -s "$T/out" ] && fail "$prog $*: wrote to stdout"
-	return 0
-}
-
 test_zcc_rejects_bad_option_values() {
 	local f=/etc/hostname
 	usage_error zcc "zcc: -p '0': must be at least 1" -p 0 -s localhost "$f"

@@ -60,14 +60,8 @@ test_without_privilege_says_so_and_exits_1() {
 }
 
 test_bad_priority_is_a_usage_error() {
-	local rc=0
-	"$ROOT/run_rr" -p 0 true 2>"$T/err" || rc=$?
-	expect_eq "$rc" 2
-	expect_eq "$(head -n 1 "$T/err")" "run_rr: -p '0': must be at least 1"
-	rc=0
-	"$ROOT/run_rr" -p 100 true 2>"$T/err" || rc=$?
-	expect_eq "$rc" 2
-	expect_eq "$(head -n 1 "$T/err")" "run_rr: -p '100': must be at most 99"
+	usage_error run_rr "run_rr: -p '0': must be at least 1" -p 0 true
+	usage_error run_rr "run_rr: -p '100': must be at most 99" -p 100 true
 }
 
 test_setuid_copy_drops_to_the_real_user_before_exec() {
