@@ -24,12 +24,12 @@ check_csv() {
 }
 
 test_tiny_matrix_prints_a_row_per_configuration_and_a_csv() {
-	matrix --modes send --bufsizes 4096,65536 --loops 1 --placements none
+	matrix --modes send --bufsizes 4096,65536 --loops 10 --placements none
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 2 "table rows"
 	grep -E "$ROW" "$T/table" | awk '{ print $2 }' | tr '\n' ' ' | grep -qx '4096 65536 ' ||
 		fail "buffer sizes: $(cat "$T/table")"
 	grep -q '^mode  *buf placement |' "$T/table" || fail "no header"
-	grep -q "^# .*/zcc -c -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 1 <60 files>$" "$T/table" ||
+	grep -q "^# .*/zcc -c -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
 	grep -q "^# .*/zcs -d -p [0-9]* *$" "$T/table" || fail "the zcs command line is not printed"
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
@@ -39,7 +39,7 @@ test_tiny_matrix_prints_a_row_per_configuration_and_a_csv() {
 
 test_matrix_sends_given_files_and_places_processes() {
 	make_files "$T/f"
-	matrix --modes sendfile --files "$T/f" --loops 2 --placements same
+	matrix --modes sendfile --files "$T/f" --loops 300 --placements same
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
 	grep -q "/zcs -d -p [0-9]* -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
 	grep -q "/zcc -c -m sendfile -B [0-9]* .* <6 files>$" "$T/table" || fail "zcc not pinned"
@@ -50,7 +50,7 @@ test_matrix_netns_runs_across_a_veth_pair() {
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
-	matrix --netns --modes sendfile --loops 2 --placements none
+	matrix --netns --modes sendfile --loops 10 --placements none
 	grep -q '^# netns: zcc in zc-a-[0-9]* (10.250.0.1), zcs in zc-b-[0-9]* (10.250.0.2)' "$T/table" ||
 		fail "no netns line: $(cat "$T/table")"
 	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -c -m sendfile -s 10.250.0.2 " "$T/table" ||
