@@ -85,7 +85,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	const char *mode_arg = NULL;
 	int opt_S = 0, opt_w = 0, c;
 
-	*s = (struct settings){ .bufsize = 64 * 1024, .cpu = -1, .loops = 1,
+	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT };
 	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:s:Sw")) != -1) {
 		switch (c) {

@@ -25,6 +25,7 @@ struct settings {
 	long bufsize;
 	int cpu;
 	struct net_bufsizes bufs;
+	long rcvlowat;
 	int port;
 	long report_secs;
 };
@@ -33,17 +34,17 @@ static volatile sig_atomic_t tick;
 
 void usage(FILE *to)
 {
-	fprintf(to, "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] "
-		    "[-p port] [-t secs]\n");
+	fprintf(to, "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] "
+		    "[-o sndbuf] [-p port] [-t secs]\n");
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	int c;
 
-	*s = (struct settings){ .bufsize = 64 * 1024, .cpu = -1, .port = NET_DEFAULT_PORT,
-				.report_secs = 5 };
-	while ((c = getopt(argc, argv, ":a:b:B:dhi:o:p:t:")) != -1) {
+	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
+				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT };
+	while ((c = getopt(argc, argv, ":a:b:B:dhi:l:o:p:t:")) != -1) {
 		switch (c) {
 		case 'a':
 			s->addr = optarg;
@@ -62,6 +63,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			exit(0);
 		case 'i':
 			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
+			break;
+		case 'l':
+			s->rcvlowat = opt_size(c, optarg, 1, 1L << 30);
 			break;
 		case 'o':
 			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
@@ -104,6 +108,7 @@ static int serve(int fd, const struct settings *s, const char *peer)
 
 	if (!buf)
 		err(1, "allocating a %ld-byte buffer", s->bufsize);
+	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
 	proto_rx_init(&rx);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {

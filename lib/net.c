@@ -77,6 +77,21 @@ void net_set_cork(int fd)
 		errx(1, "TCP_CORK did not stick: the kernel reads it back as 0");
 }
 
+int net_set_rcvlowat(int fd, long bytes, int debug)
+{
+	int val = bytes, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &val, sizeof(val)) < 0)
+		err(1, "setsockopt SO_RCVLOWAT %ld", bytes);
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &got, &len) < 0)
+		err(1, "getsockopt SO_RCVLOWAT");
+	if (debug)
+		fprintf(stderr, "%s: SO_RCVLOWAT %ld (kernel reports %d)\n",
+			program_invocation_short_name, bytes, got);
+	return got;
+}
+
 int net_connect(const char *host, int port_num, const struct net_bufsizes *bufs, int debug)
 {
 	char port[8];

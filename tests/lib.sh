@@ -113,7 +113,8 @@ stream_bytes() {
 }
 
 # make_files DIR: a small set with awkward sizes: empty, one byte, around a page,
-# and larger than one 64 KiB buffer, with random contents.
+# and just past 64 KiB (the 2001 chunk) and 1 MiB (the default chunk), with
+# random contents.
 make_files() {
 	mkdir -p "$1"
 	: >"$1/empty"
@@ -122,6 +123,7 @@ make_files() {
 	head -c 4097 /dev/urandom >"$1/page+1"
 	head -c 65537 /dev/urandom >"$1/buf+1"
 	head -c 358400 /dev/urandom >"$1/350k"
+	head -c 1048577 /dev/urandom >"$1/mib+1"
 }
 
 # zcs_summaries: the summary lines zcs has printed so far.

@@ -42,7 +42,7 @@ test_matrix_sends_given_files_and_places_processes() {
 	matrix --modes sendfile --files "$T/f" --loops 300 --placements same
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
 	grep -q "/zcs -d -p [0-9]* -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
-	grep -q "/zcc -c -m sendfile -B [0-9]* .* <6 files>$" "$T/table" || fail "zcc not pinned"
+	grep -q "/zcc -c -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
 	check_csv 1
 }
 

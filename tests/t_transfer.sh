@@ -106,6 +106,30 @@ test_zcs_prints_rate_every_interval() {
 	expect_match "$(zcs_summaries)" '^received 112 bytes in 2\.[5-9][0-9]{2} s, 0 kbytes/sec$'
 }
 
+# The default chunk, traced: zcc -S reads and sends 1 MiB at a time, the last
+# read asks for what is left of the file, and zcs reads 1 MiB at a time.
+test_default_chunk_is_one_mib() {
+	local fd sizes
+	command -v strace >/dev/null || skip "strace is not installed"
+	head -c 2500000 /dev/urandom >"$T/big"
+	start_zcs
+	strace -f -e trace=read -e signal=none -o "$T/zcs.trace" -p "$ZCS_PID" 2>"$T/strace.err" &
+	started $!
+	wait_until 5 grep -q attached "$T/strace.err" || fail "strace did not attach to zcs"
+	strace -e trace=openat,read,sendto -e signal=none -o "$T/zcc.trace" \
+		"$ROOT/zcc" -S -p "$PORT" -s 127.0.0.1 "$T/big" >/dev/null
+	wait_summaries 1
+	fd=$(grep -F "\"$T/big\"" "$T/zcc.trace" | grep -o '= [0-9]*$' | tail -n 1 | tr -d '= ')
+	[ -n "$fd" ] || fail "no open of the file in zcc's trace"
+	sizes=$(grep "^read($fd, " "$T/zcc.trace" | sed -E 's/.*, ([0-9]+)\) += ([0-9]+)$/\1:\2/' | tr '\n' ' ')
+	expect_eq "$sizes" "1048576:1048576 1048576:1048576 402848:402848 " "zcc read() sizes, asked:got"
+	expect_eq "$(grep -c -E '^sendto\([0-9]+, .*, 1048576, [A-Z_0-9|]+, NULL, 0\) += 1048576$' "$T/zcc.trace")" 2 "1 MiB sends"
+	grep -E ' read\(' "$T/zcs.trace" >"$T/zcs.reads" || fail "no reads in zcs's trace"
+	grep -v -q -E ', 1048576\) += [0-9]+$' "$T/zcs.reads" &&
+		fail "zcs read another size: $(grep -v -E ', 1048576\) += [0-9]+$' "$T/zcs.reads" | head -n 1)"
+	true
+}
+
 test_loops_option_repeats_the_file_set() {
 	local out
 	make_files "$T/f"
@@ -126,6 +150,29 @@ test_buffer_sizes_are_reported_with_d() {
 	grep -qx 'zcc: SO_SNDBUF 32768 (kernel reports 65536)' "$T/zcc.err" || fail "zcc -d -o"
 }
 
+# zcs -l: SO_RCVLOWAT on each connection, 256 KiB unless told; the kernel
+# keeps it below half a receive buffer fixed with -i, and every byte still
+# arrives, the last ones with the end of the stream.
+test_rcvlowat_is_set_on_each_connection() {
+	make_files "$T/f"
+	start_zcs
+	"$ROOT/zcc" -p "$PORT" -s 127.0.0.1 "$T/f/one" >/dev/null
+	wait_summaries 1
+	grep -qx 'zcs: SO_RCVLOWAT 262144 (kernel reports 262144)' "$T/zcs.err" || fail "default: $(cat "$T/zcs.err")"
+	expect_match "$(zcs_summaries)" "^received $(stream_bytes 1 "$T/f/one") bytes in "
+}
+
+test_rcvlowat_given_with_l_and_capped_by_i() {
+	local want
+	make_files "$T/f"
+	start_zcs -l 1m -i 16k
+	want=$(stream_bytes 20 "$T"/f/*)
+	expect_eq "$("$ROOT/zcc" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* | awk '{ print $2 }')" "$want" "bytes zcc sent"
+	wait_summaries 1
+	grep -qx 'zcs: SO_RCVLOWAT 1048576 (kernel reports 16384)' "$T/zcs.err" || fail "-l 1m -i 16k: $(cat "$T/zcs.err")"
+	expect_eq "$(zcs_summaries | awk '{ print $2 }')" "$want" "bytes zcs received"
+}
+
 test_buffer_size_beyond_rmem_max_names_the_limit() {
 	local max err
 	max=$(cat /proc/sys/net/core/rmem_max)
@@ -139,7 +186,7 @@ test_h_prints_usage_and_exits_0() {
 	out=$("$ROOT/zcc" -h) || fail "zcc -h exited $?"
 	expect_match "$out" '^usage: zcc \[-cCdhkSw\]'
 	out=$("$ROOT/zcs" -h) || fail "zcs -h exited $?"
-	expect_eq "$out" "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-p port] [-t secs]"
+	expect_eq "$out" "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-o sndbuf] [-p port] [-t secs]"
 }
 
 test_zcs_listens_on_one_address_with_a() {
