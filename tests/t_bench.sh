@@ -35,6 +35,15 @@ test_tiny_matrix_prints_a_row_per_configuration_and_a_csv() {
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
 	check_csv 2
 	! grep -v -E "^(#|mode |  |send )" "$T/table" || fail "unexpected lines"
+	if command -v gnuplot >/dev/null; then
+		grep -qx "# plot written to $T/out/zc-matrix.png" "$T/table" || fail "no plot line"
+		expect_eq "$(head -c 8 "$T/out/zc-matrix.png" | od -An -tx1 | tr -d ' ')" 89504e470d0a1a0a "PNG signature"
+		expect_eq "$(grep -c 'zcc -b buffer size (bytes)' "$T/out/zc-matrix-plot.txt")" 2 "text plot axes"
+		grep -q 'send, none' "$T/out/zc-matrix-plot.txt" || fail "text plot has no key"
+	else
+		grep -qx '# no plot: gnuplot is not installed (apt-get install gnuplot-nox)' "$T/table" ||
+			fail "no word about the missing plot"
+	fi
 }
 
 test_matrix_sends_given_files_and_places_processes() {
@@ -57,6 +66,35 @@ test_matrix_netns_runs_across_a_veth_pair() {
 		fail "zcc was not run in the namespace"
 	check_csv 1
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
+}
+
+# scripts/compare-defaults, tiny: four tables, a row per setting with a median,
+# a ratio to the first row and the rounds, and every zcs and zcc command line.
+test_compare_defaults_prints_its_four_tables() {
+	local row='^(send|write|sendfile), [-a-z0-9 ]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2}x  ( [0-9]+\.[0-9]){2}$'
+	bash "$ROOT/scripts/compare-defaults" --sizes 64k,1m --lowats 1,256k --rounds 2 --secs 1 \
+		--file-mb 8 >"$T/out" 2>"$T/err" || fail "compare-defaults failed: $(cat "$T/err")"
+	expect_eq "$(grep -c -E "$row" "$T/out")" 8 "rows: $(cat "$T/out")"
+	expect_eq "$(grep -E '^[a-z]' "$T/out" | grep -v -E "$row" | sed 's/  *MB.*//' | tr '\n' '|')" \
+		"chunk size (send, 8 MiB file)|chunk size (write, 8 MiB file)|zcs -l (sendfile)|zcs -l (send)|" "table headings"
+	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $(NF - 2) }' | sed -n '1p;3p;5p;7p' | tr '\n' ' ')" \
+		"1.00x 1.00x 1.00x 1.00x " "first rows' ratios"
+	grep -q -x "# .*/zcs -p [0-9]* -b 1m" "$T/out" || fail "no zcs -b line"
+	grep -q -x "# .*/zcs -p [0-9]* -l 256k" "$T/out" || fail "no zcs -l line"
+	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m write -b 64k <file, 8 MiB>" "$T/out" || fail "no zcc line"
+	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m sendfile <60 files>" "$T/out" || fail "no sendfile line"
+	[ ! -s "$T/err" ] || fail "stderr: $(cat "$T/err")"
+}
+
+test_compare_defaults_rejects_bad_values() {
+	local rc=0
+	bash "$ROOT/scripts/compare-defaults" --file-mb 5000 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1
+	expect_eq "$(cat "$T/err")" "compare-defaults: --file-mb must be 1 to 4095"
+	rc=0
+	bash "$ROOT/scripts/compare-defaults" --lowats 0 --sizes 64k --rounds 1 --secs 1 --file-mb 1 >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1
+	grep -q "^compare-defaults: zcs -l 0 did not start: zcs: -l '0': must be at least 1" "$T/err" || fail "$(cat "$T/err")"
 }
 
 test_matrix_rejects_bad_options() {

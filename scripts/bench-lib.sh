@@ -1,0 +1,123 @@
+# Shared by scripts/compare-iperf3 and scripts/compare-bufsizes: a scratch
+# directory, zcs servers started and stopped by PID, the 2001 file set and a
+# large file in the page cache, one zcc run measured as zcs counted it, and
+# medians. Source it after `set -eu`; it sets ROOT and work.
+
+# A failed zcc inside $(...) must stop the run, not leave an old figure behind.
+shopt -s inherit_errexit
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+make -s -C "$ROOT" zcs zcc
+work=$(mktemp -d)
+bench_pids=()
+bench_cleanup() {
+	local p
+	for p in "${bench_pids[@]}"; do
+		pkill -9 -P "$p" 2>/dev/null || true
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap bench_cleanup EXIT
+
+# bench_die MESSAGE: the script's name, the message, exit 1.
+bench_die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+# free_port: a TCP port nothing listens on.
+free_port() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$((20000 + RANDOM % 40000))
+		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
+	done
+	bench_die "no free port"
+}
+
+# start_zcs PORT OUT [ARGS...]: a zcs on PORT writing its stdout to OUT; the
+# command line is printed as a "#" line.
+start_zcs() {
+	local port=$1 out=$2
+	shift 2
+	echo "# $ROOT/zcs -p $port $*"
+	"$ROOT/zcs" -d -p "$port" -t 3600 "$@" >"$out" 2>"$out.err" &
+	bench_pids+=($!)
+}
+
+# make_file_set DIR: 60 files of about 350 KB, the 2001 working set.
+make_file_set() {
+	mkdir -p "$1"
+	for i in $(seq 1 60); do
+		head -c $((300000 + i * 1693 % 100000)) /dev/urandom >"$1/f$i"
+	done
+}
+
+# make_big_file FILE MB: MB MiB of random bytes, read once into the page cache.
+make_big_file() {
+	head -c $(($2 * 1048576)) /dev/urandom >"$1"
+	cat "$1" >/dev/null
+}
+
+# zcc_mbs PORT ZCS_OUT SECS ZCC_ARGS... -- FILES...: runs zcc against the zcs
+# on PORT for about SECS seconds (a one-loop probe sets the loop count) and
+# prints MB/s (10^6 bytes) as that zcs counted it. The zcc command line goes
+# to fd 3 as a "#" line, with the files abbreviated.
+zcc_mbs() {
+	local port=$1 zcs_out=$2 secs=$3 loops n line what
+	local args=()
+	shift 3
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	if [ $# = 1 ]; then what="<$(basename "$1"), $(($(stat -c %s "$1") / 1048576)) MiB>"; else what="<$# files>"; fi
+	n=$(grep -c '^received ' "$zcs_out" || true)
+	"$ROOT/zcc" -s 127.0.0.1 -p "$port" -n 1 "${args[@]}" "$@" >"$work/probe"
+	loops=$(awk -v s="$secs" '{ n = int(s / $5 + 0.999); print n < 1 ? 1 : n }' "$work/probe")
+	echo "# $ROOT/zcc -s 127.0.0.1 -p $port -n $loops ${args[*]} $what" >&3
+	"$ROOT/zcc" -s 127.0.0.1 -p "$port" -n "$loops" "${args[@]}" "$@" >/dev/null
+	for _ in $(seq 1 100); do
+		[ "$(grep -c '^received ' "$zcs_out")" -ge $((n + 2)) ] && break
+		sleep 0.05
+	done
+	# The probe and the run: two more summaries.
+	[ "$(grep -c '^received ' "$zcs_out")" -ge $((n + 2)) ] || bench_die "zcs did not report the run"
+	line=$(grep '^received ' "$zcs_out" | tail -n 1)
+	awk -v l="$line" 'BEGIN { split(l, f, " "); printf "%.1f\n", f[2] / f[5] / 1e6 }'
+}
+
+# median: the median of the numbers on stdin (separated by blanks or lines).
+median() {
+	tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# compare ROUNDS SECS FIRST_LABEL: runs zcc once per configuration per round,
+# going through the configurations in turn and reversing the order every
+# other round, so drift over the run favours none; then prints a row per
+# configuration: its label, the median MB/s, the ratio to the first, and every
+# round's figure. Configuration i is cfg_label[i] (a label), cfg_port[i] and
+# cfg_out[i] (its zcs), cfg_args[i] (zcc's options, split on blanks) and
+# cfg_files[i] (a glob of what to send).
+compare() {
+	local rounds=$1 secs=$2 r i m base= order
+	local -a got=()
+	for r in $(seq 1 "$rounds"); do
+		order=("${!cfg_label[@]}")
+		[ $((r % 2)) = 0 ] && order=($(printf '%s\n' "${order[@]}" | tac))
+		for i in "${order[@]}"; do
+			got[i]="${got[i]:-} $(zcc_mbs "${cfg_port[i]}" "${cfg_out[i]}" "$secs" \
+				${cfg_args[i]} -- ${cfg_files[i]})"
+		done
+	done
+	printf '%-34s %9s %7s   %s\n' "$3" "MB/s" ratio "rounds (MB/s)"
+	for i in "${!cfg_label[@]}"; do
+		m=$(echo "${got[i]}" | median)
+		[ -n "$base" ] || base=$m
+		awk -v l="${cfg_label[i]}" -v m="$m" -v b="$base" -v all="${got[i]}" \
+			'BEGIN { printf "%-34s %9.1f %6.2fx  %s\n", l, m, m / b, all }'
+	done
+}
