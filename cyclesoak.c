@@ -90,80 +90,69 @@ static void catch_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static void print_load(const struct settings *s, const struct soak *soak, double calibrated,
-		       const struct soak_sample *a, const struct soak_sample *b)
-{
-	double load = soak_load(soak_rate(a, b, soak->n_cpus), calibrated);
+struct reading {
+	const struct settings *s;
+	const struct soak *meter;
+	double calibrated;
+	int periods;
+};
 
-	if (s->one_shot) {
+static int print_load(void *arg, const struct soak_sample *a, const struct soak_sample *b)
+{
+	struct reading *r = arg;
+	const struct soak *m = r->meter;
+	double load = soak_load(soak_rate(a, b, m->n_cpus), r->calibrated);
+
+	/* -1: the first period is a warm-up. */
+	if (r->s->one_shot && r->periods++ == 0)
+		return 0;
+	if (r->s->one_shot) {
 		printf("%.1f\n", load * 100);
-		return;
+		return 1;
 	}
 	printf("System load:%5.1f%%", load * 100);
-	if (s->per_cpu) {
+	if (r->s->per_cpu) {
 		printf(" || Free:");
-		for (int i = 0; i < soak->n_cpus; i++)
-			printf(" %5.1f%%(%d)", soak_rate_one(a, b, i) * soak->n_cpus / calibrated * 100,
-			       soak->cpus[i]);
+		for (int i = 0; i < m->n_cpus; i++) {
+			double free = soak_rate_one(a, b, i) * m->n_cpus / r->calibrated;
+
+			printf(" %5.1f%%(%d)", free * 100, m->cpus[i]);
+		}
 	}
 	printf("\n");
-}
-
-/* Print the load every period until a signal, or once after a warm-up period with -1. */
-static void measure(const struct settings *s, const int *cpus, int n_cpus, double calibrated)
-{
-	struct soak soak;
-	struct soak_sample a, b, t;
-	uint64_t period_ns = s->period_ms * 1000000ULL, next;
-
-	soak_start(&soak, cpus, n_cpus, s->debug);
-	soak_sample_init(&soak, &a);
-	soak_sample_init(&soak, &b);
-	soak_take(&soak, &a);
-	next = a.ns;
-	if (s->one_shot) {
-		next += period_ns;
-		soak_sleep_until(next, &stop_signal);
-		soak_take(&soak, &a);
-	}
-	while (!stop_signal) {
-		next += period_ns;
-		soak_sleep_until(next, &stop_signal);
-		if (stop_signal)
-			break;
-		soak_take(&soak, &b);
-		print_load(s, &soak, calibrated, &a, &b);
-		if (s->one_shot)
-			break;
-		t = a, a = b, b = t;
-	}
-	soak_sample_free(&a);
-	soak_sample_free(&b);
-	soak_stop(&soak);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct settings s;
-	int cpus[CPU_MAX_INDEX + 1], n_cpus;
-	double calibrated = 0;
-	char why[512];
+	struct soak meter;
+	struct reading r = { .s = &s, .meter = &meter };
+	int rc;
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	n_cpus = soak_choose_cpus(s.n_cpus, cpus, CPU_MAX_INDEX + 1);
-	if (n_cpus < 0)
-		return 1;
-	if (!s.calibrate && soak_read_counts(SOAK_COUNTS_FILE, n_cpus, &calibrated, why,
-					     sizeof(why)) < 0)
-		errx(1, "%s", why);
+	rc = soak_open(&meter, s.n_cpus, s.debug);
+	if (rc == SOAK_TOO_MANY_CPUS)
+		opt_failx("-N %d: %s", s.n_cpus, meter.err);
+	if (rc < 0)
+		errx(1, "%s", meter.err);
+	if (!s.calibrate && soak_read_counts(SOAK_COUNTS_FILE, meter.n_cpus, &r.calibrated,
+					     meter.err, sizeof(meter.err)) < 0)
+		errx(1, "%s", meter.err);
 	if (s.n_cpus == 0 && !s.one_shot)
-		printf("using %d CPU%s\n", n_cpus, n_cpus == 1 ? "" : "s");
+		soak_announce(&meter);
 	catch_stop_signals();
-	if (s.calibrate)
-		soak_calibrate(cpus, n_cpus, s.period_ms, s.debug, &stop_signal);
-	else
-		measure(&s, cpus, n_cpus, calibrated);
+	if (s.calibrate) {
+		rc = soak_calibrate(&meter, s.period_ms, &stop_signal);
+	} else {
+		rc = soak_start(&meter);
+		if (rc == 0)
+			rc = soak_every(&meter, s.period_ms, &stop_signal, print_load, &r);
+	}
+	soak_close(&meter);
+	if (rc < 0)
+		errx(1, "%s", meter.err);
 	if (stop_signal) {
 		/* Soakers are gone; die of the signal so the caller sees why we stopped. */
 		signal(stop_signal, SIG_DFL);

@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +26,13 @@
 
 /* How long zcs may take to close after the last byte before zcc gives up on it. */
 #define DRAIN_TIMEOUT_MS 60000
+
+/* -T: how long the soakers run on the idle system before the transfer, by default. */
+#define DEFAULT_TARE_MS 1000
+/* The tare and the calibration file may differ this much before zcc says so. */
+#define TARE_DRIFT_WARN 0.02
+/* Below this share of their CPUs in the tare, the system was not idle. */
+#define TARE_BUSY_NOTE 0.98
 
 enum mode { MODE_SENDFILE, MODE_SEND, MODE_WRITE };
 
@@ -43,6 +52,7 @@ struct settings {
 	enum mode mode;
 	int cork;
 	int measure_cpu;
+	long tare_ms;
 	int calibrate;
 	int n_cpus; /* 0: every CPU in the affinity mask */
 	const char *server;
@@ -67,7 +77,7 @@ struct sender {
 void usage(FILE *to)
 {
 	fprintf(to, "usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
-		    "           [-N cpus] [-p port] [-m mode] -s server file...\n");
+		    "           [-N cpus] [-p port] [-m mode] [-T msecs] -s server file...\n");
 }
 
 static enum mode parse_mode(const char *name)
@@ -83,11 +93,11 @@ static enum mode parse_mode(const char *name)
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	const char *mode_arg = NULL;
-	int opt_S = 0, opt_w = 0, c;
+	int opt_S = 0, opt_w = 0, opt_T = 0, c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
-				.port = NET_DEFAULT_PORT };
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:s:Sw")) != -1) {
+				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS };
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:s:ST:w")) != -1) {
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -135,6 +145,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'S':
 			opt_S = 1;
 			break;
+		case 'T':
+			opt_T = 1;
+			s->tare_ms = opt_long(c, optarg, 0, 60000);
+			break;
 		case 'w':
 			opt_w = 1;
 			break;
@@ -144,6 +158,8 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	}
 	if (opt_w && !opt_S)
 		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
+	if (opt_T && !s->measure_cpu)
+		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
 	if (opt_S) {
 		enum mode m = opt_w ? MODE_WRITE : MODE_SEND;
 
@@ -331,55 +347,159 @@ static void send_all_loops(struct sender *snd, const struct settings *s,
 	finish(snd);
 }
 
-static struct soak soakers;
-
 /*
- * ", cpu LOAD%, DEMAND us/KB": the system load over the transfer, and the CPU
- * time it stands for (load x CPUs x seconds) per KiB sent, netperf's service
- * demand.
+ * -c: the soakers, their idle reference, and the samples that bound the
+ * transfer. The reference is the tare when there is one, else the file.
  */
-static void print_cpu_cost(const struct soak *sk, const struct soak_sample *a,
-			   const struct soak_sample *b, double calibrated, uint64_t bytes)
-{
-	double load = soak_load(soak_rate(a, b, sk->n_cpus), calibrated);
-	double cpu_us = load * sk->n_cpus * (b->ns - a->ns) / 1000.0;
+struct cpu_meter {
+	struct soak soak;
+	double calibrated;	/* ./counts_per_sec */
+	int tared;
+	double tare_rate;	/* the soakers' rate before the transfer */
+	double idle_rate;	/* and the rate they would have had with all their CPUs */
+	double tare_kernel;	/* /proc/stat's busy share before the transfer */
+	struct soak_sample before, after;
+};
 
-	printf(", cpu %.1f%%, %.3f us/KB", load * 100, bytes ? cpu_us / (bytes / 1024.0) : 0.0);
-}
+static struct cpu_meter meter;
 
 static void stop_soakers(void)
 {
-	soak_stop(&soakers);
+	soak_close(&meter.soak);
+}
+
+/* -dd: each soaker's share of its CPU and its speed over a window. */
+static void debug_per_cpu(const char *window, const struct soak_sample *a,
+			 const struct soak_sample *b)
+{
+	for (int i = 0; i < meter.soak.n_cpus; i++)
+		fprintf(stderr,
+			"zcc: %s: CPU %d: the soaker had %.1f%% of it, %.0f loops a second of it\n",
+			window, meter.soak.cpus[i], soak_cpu_share_one(a, b, i) * 100,
+			soak_idle_rate_one(a, b, i));
+}
+
+static void __attribute__((noreturn)) meter_failed(void)
+{
+	soak_close(&meter.soak);
+	errx(1, "%s", meter.soak.err);
+}
+
+/* Open the meter on the CPUs -N names, or fail as cyclesoak would. */
+static void meter_open(const struct settings *s)
+{
+	int rc = soak_open(&meter.soak, s->n_cpus, s->debug);
+
+	if (rc == SOAK_TOO_MANY_CPUS)
+		opt_failx("-N %d: %s", s->n_cpus, meter.soak.err);
+	if (rc < 0)
+		errx(1, "%s", meter.soak.err);
 }
 
 /* -C: calibrate exactly as cyclesoak -C does, into the same file. */
 static int calibrate(const struct settings *s)
 {
 	static volatile sig_atomic_t never;
-	int cpus[CPU_MAX_INDEX + 1], n_cpus = soak_choose_cpus(s->n_cpus, cpus, CPU_MAX_INDEX + 1);
 
-	if (n_cpus < 0)
-		return 1;
+	meter_open(s);
 	if (s->n_cpus == 0)
-		printf("using %d CPU%s\n", n_cpus, n_cpus == 1 ? "" : "s");
-	return soak_calibrate(cpus, n_cpus, 1000, s->debug, &never);
+		soak_announce(&meter.soak);
+	if (soak_calibrate(&meter.soak, 1000, &never) < 0)
+		errx(1, "%s", meter.soak.err);
+	return 0;
 }
 
-/* -c: read the calibration and start the soakers before the transfer. */
-static double start_soakers(const struct settings *s)
+/*
+ * The tare: the soakers alone on the system, just before the transfer. What
+ * they lose to the transfer is measured against it, so neither the
+ * calibration's drift since it was made nor a steady load already running
+ * counts as the transfer's.
+ */
+static void meter_tare(const struct settings *s)
 {
-	int cpus[CPU_MAX_INDEX + 1], n_cpus = soak_choose_cpus(s->n_cpus, cpus, CPU_MAX_INDEX + 1);
-	double calibrated;
-	char why[512];
+	struct soak_sample a, b;
+	struct timespec ts = { .tv_sec = s->tare_ms / 1000,
+			       .tv_nsec = s->tare_ms % 1000 * 1000000 };
+	int n = meter.soak.n_cpus;
+	double drift;
 
-	if (n_cpus < 0)
-		exit(1);
-	if (soak_read_counts(SOAK_COUNTS_FILE, n_cpus, &calibrated, why, sizeof(why)) < 0)
-		errx(1, "%s", why);
+	if (soak_sample_init(&meter.soak, &a) < 0 || soak_sample_init(&meter.soak, &b) < 0)
+		err(1, "allocating samples");
+	if (soak_take(&meter.soak, &a) < 0)
+		meter_failed();
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	if (soak_take(&meter.soak, &b) < 0)
+		meter_failed();
+	meter.tared = 1;
+	meter.tare_rate = soak_rate(&a, &b, n);
+	meter.idle_rate = soak_idle_rate(&a, &b, n);
+	meter.tare_kernel = soak_kernel_load(&a, &b, n);
+	if (s->debug > 1)
+		debug_per_cpu("tare", &a, &b);
+	drift = meter.idle_rate / meter.calibrated - 1;
+	if (s->debug)
+		fprintf(stderr, "zcc: tare: %.0f loops/sec, %.0f with all their CPUs "
+				"(%s %+.1f%%), kernel busy %.1f%%\n",
+			meter.tare_rate, meter.idle_rate, SOAK_COUNTS_FILE, drift * 100,
+			meter.tare_kernel * 100);
+	if (fabs(drift) > TARE_DRIFT_WARN)
+		warnx("warning: the tare (%.0f loops/sec) is %+.1f%% off %s (%.0f): the "
+		      "calibration has drifted; the load is measured against the tare",
+		      meter.idle_rate, drift * 100, SOAK_COUNTS_FILE, meter.calibrated);
+	if (meter.tare_rate < TARE_BUSY_NOTE * meter.idle_rate)
+		warnx("note: the system was %.1f%% busy before the transfer; the load shown is "
+		      "what the transfer added", (1 - meter.tare_rate / meter.idle_rate) * 100);
+	soak_sample_free(&a);
+	soak_sample_free(&b);
+}
+
+/* Read the calibration, start the soakers (on every CPU, before zcc is pinned). */
+static void meter_start(const struct settings *s)
+{
+	meter_open(s);
+	if (soak_read_counts(SOAK_COUNTS_FILE, meter.soak.n_cpus, &meter.calibrated,
+			     meter.soak.err, sizeof(meter.soak.err)) < 0)
+		errx(1, "%s", meter.soak.err);
 	/* Soakers die with zcc (PR_SET_PDEATHSIG); this reaps them on every exit() too. */
 	atexit(stop_soakers);
-	soak_start(&soakers, cpus, n_cpus, s->debug);
-	return calibrated;
+	if (soak_start(&meter.soak) < 0)
+		meter_failed();
+	if (soak_sample_init(&meter.soak, &meter.before) < 0 ||
+	    soak_sample_init(&meter.soak, &meter.after) < 0)
+		err(1, "allocating samples");
+}
+
+/*
+ * ", cpu LOAD%, DEMAND us/KB, kernel LOAD%": the system load the transfer
+ * added, the CPU time it stands for (load x CPUs x seconds) per KiB sent,
+ * netperf's service demand, and the same load as /proc/stat counted it. With
+ * a tare both are the load added to what was running before; without one
+ * they are the whole system's.
+ */
+static void print_cpu_cost(uint64_t bytes)
+{
+	const struct soak_sample *a = &meter.before, *b = &meter.after;
+	int n = meter.soak.n_cpus;
+	double run_rate = soak_rate(a, b, n), kernel = soak_kernel_load(a, b, n), load, cpu_us;
+
+	if (meter.tared) {
+		load = (meter.tare_rate - run_rate) / meter.idle_rate;
+		kernel -= meter.tare_kernel;
+	} else {
+		load = soak_load(run_rate, meter.calibrated);
+	}
+	cpu_us = load * n * (b->ns - a->ns) / 1000.0;
+	printf(", cpu %.1f%%, %.3f us/KB", load * 100, bytes ? cpu_us / (bytes / 1024.0) : 0.0);
+	if (isnan(kernel))
+		printf(", kernel unknown");
+	else
+		printf(", kernel %.1f%%", kernel * 100);
+}
+
+static double timeval_secs(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 int main(int argc, char **argv)
@@ -387,10 +507,10 @@ int main(int argc, char **argv)
 	struct settings s;
 	struct file_entry *files;
 	struct sender snd = { 0 };
-	struct soak_sample before, after;
+	struct rusage ru0, ru1;
 	size_t n_files;
 	uint64_t start, ns;
-	double calibrated = 0;
+	int meter_ok = 1;
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -419,30 +539,34 @@ int main(int argc, char **argv)
 	}
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
-		calibrated = start_soakers(&s);
+		meter_start(&s);
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
+	if (s.measure_cpu && s.tare_ms > 0)
+		meter_tare(&s);
 	snd.sock = net_connect(s.server, s.port, &s.bufs, s.debug);
 	if (s.cork)
 		net_set_cork(snd.sock);
-	if (s.measure_cpu) {
-		soak_sample_init(&soakers, &before);
-		soak_sample_init(&soakers, &after);
-		soak_take(&soakers, &before);
-	}
+	if (s.measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
+		meter_failed();
+	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
 	send_all_loops(&snd, &s, files, n_files);
 	ns = timing_now_ns() - start;
+	getrusage(RUSAGE_SELF, &ru1);
+	if (s.measure_cpu)
+		meter_ok = soak_take(&meter.soak, &meter.after) == 0;
 	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s",
 	       (unsigned long long)snd.sent, timing_secs(ns),
 	       (unsigned long long)timing_kbytes_per_sec(snd.sent, ns), mode_names[s.mode]);
-	if (s.measure_cpu) {
-		soak_take(&soakers, &after);
-		print_cpu_cost(&soakers, &before, &after, calibrated, snd.sent);
-		soak_sample_free(&before);
-		soak_sample_free(&after);
-	}
-	printf("\n");
+	if (s.measure_cpu && meter_ok && s.debug > 1)
+		debug_per_cpu("transfer", &meter.before, &meter.after);
+	if (s.measure_cpu && meter_ok)
+		print_cpu_cost(snd.sent);
+	printf(", cpu %.2fu %.2fs\n", timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
+	       timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime));
+	if (!meter_ok)
+		errx(1, "%s during the transfer: no load figure", meter.soak.err);
 	close(snd.sock);
 	free(snd.buf);
 	free(files);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,9 +85,14 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		opt_failx("unexpected argument '%s'", argv[optind]);
 }
 
+/*
+ * The summary ends with the CPU time this connection's server took (the child
+ * serves one connection only), so that on loopback each end's share shows.
+ */
 static void print_summary(uint64_t bytes, uint64_t ns, const struct proto_rx *rx)
 {
 	const char *waiting = proto_rx_waiting_for(rx);
+	struct rusage ru;
 
 	printf("received %llu bytes in %.3f s, %llu kbytes/sec", (unsigned long long)bytes,
 	       timing_secs(ns), (unsigned long long)timing_kbytes_per_sec(bytes, ns));
@@ -95,7 +101,9 @@ static void print_summary(uint64_t bytes, uint64_t ns, const struct proto_rx *rx
 	else if (rx->extra_bytes)
 		printf(", %llu bytes after the end of the stream",
 		       (unsigned long long)rx->extra_bytes);
-	printf("\n");
+	getrusage(RUSAGE_SELF, &ru);
+	printf(", cpu %.2fu %.2fs\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
 /* The child's whole life: read until the peer closes, reporting as it goes. */

@@ -1,5 +1,5 @@
-#include <err.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cpu.h"
-#include "opt.h"
 #include "soak.h"
 #include "timing.h"
 
@@ -31,13 +30,30 @@
 #define SOAK_WARMUP_PERIODS 2
 #define SOAK_CALIBRATION_PERIODS 5
 #define SOAK_SPREAD_WARN 0.02
+/* Below this share of their CPUs during calibration, something else was running. */
+#define SOAK_IDLE_SHARE_WARN 0.98
 #define SOAK_START_TIMEOUT_NS (10 * NSEC_PER_SEC)
+/* A period this much longer than asked (and at least 50 ms) is a stall, not a sample. */
+#define SOAK_STALL_FACTOR 1.5
+#define SOAK_STALL_MIN_NS (50 * 1000000ULL)
 
 /* Each soaker's count in a cache line of its own, so they do not slow each other. */
 struct soak_counter {
 	volatile uint64_t steps;
 	volatile uint32_t ready;
+	volatile pid_t pid;
 } __attribute__((aligned(SOAK_LINE_BYTES)));
+
+/* What the group process tells the meter, and one counter per soaker. */
+struct soak_shared {
+	char group[SOAK_LINE_BYTES];
+	struct soak_counter counters[];
+};
+
+static size_t shared_bytes(int n_cpus)
+{
+	return sizeof(struct soak_shared) + n_cpus * sizeof(struct soak_counter);
+}
 
 static void __attribute__((noreturn)) soak_loop(struct soak_counter *c, unsigned char *buf)
 {
@@ -59,16 +75,20 @@ static void __attribute__((noreturn)) soak_loop(struct soak_counter *c, unsigned
 
 /*
  * With autogroup on, CPU time is shared between sessions before it is shared
- * between tasks, so even SCHED_IDLE soakers would get a whole session's share
- * against a workload started from another terminal. Each soaker takes a
- * session of its own and sets that session's group to nice 19, leaving the
- * caller's session (and its terminal) alone.
+ * between tasks, so SCHED_IDLE soakers would still get a whole session's share
+ * against a workload started from another terminal. The group process takes a
+ * session of its own, sets that session's group to nice 19 and forks every
+ * soaker into it: one group at nice 19 weighs 15 in all, spread over the CPUs,
+ * where a group per soaker would weigh 15 on each. The caller's session (and
+ * its terminal) are left alone.
  */
 static const char *lower_autogroup(void)
 {
 	char on = '0';
 	int fd = open("/proc/sys/kernel/sched_autogroup_enabled", O_RDONLY);
 
+	if (setsid() < 0)
+		return "setsid failed";
 	if (fd < 0)
 		return "autogroup not available";
 	if (read(fd, &on, 1) != 1 || on != '1') {
@@ -76,8 +96,6 @@ static const char *lower_autogroup(void)
 		return "autogroup off";
 	}
 	close(fd);
-	if (setsid() < 0)
-		return "autogroup on, but setsid failed";
 	fd = open("/proc/self/autogroup", O_WRONLY);
 	if (fd < 0 || write(fd, "19", 2) != 2) {
 		if (fd >= 0)
@@ -85,21 +103,32 @@ static const char *lower_autogroup(void)
 		return "autogroup on, but its nice could not be set";
 	}
 	close(fd);
-	return "own session group at nice 19";
+	return "in the soakers' session group at nice 19";
 }
 
-static void __attribute__((noreturn)) soaker_main(int cpu, struct soak_counter *c, pid_t parent,
-						  int debug)
+/*
+ * A soaker is forked by the group process, which then exits; the meter is a
+ * child subreaper, so the soaker becomes its child. Only then can it ask to
+ * die with its parent, the meter.
+ */
+static void __attribute__((noreturn)) soaker_main(int cpu, struct soak_counter *c, pid_t meter,
+						  const char *group, int debug)
 {
 	struct sched_param sp = { 0 };
-	const char *policy = "SCHED_IDLE", *group;
+	const char *policy = "SCHED_IDLE";
+	uint64_t deadline = timing_now_ns() + SOAK_START_TIMEOUT_NS;
 	unsigned char *buf;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	while (getppid() != meter) {
+		if (timing_now_ns() > deadline)
+			_exit(1);
+		usleep(100);
+	}
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != meter)
 		_exit(1);
-	group = lower_autogroup();
 	if (cpu_pin(cpu) < 0) {
-		warn("soaker: pinning to CPU %d", cpu);
+		fprintf(stderr, "%s: soaker: pinning to CPU %d: %s\n",
+			program_invocation_short_name, cpu, strerror(errno));
 		_exit(1);
 	}
 	if (sched_setscheduler(0, SCHED_IDLE, &sp) < 0) {
@@ -117,100 +146,242 @@ static void __attribute__((noreturn)) soaker_main(int cpu, struct soak_counter *
 	soak_loop(c, buf);
 }
 
-int soak_choose_cpus(int n_cpus, int *cpus, int max)
+static void __attribute__((noreturn)) group_main(struct soak *m, pid_t meter)
 {
-	int n = cpu_allowed(cpus, max);
+	const char *group;
 
-	if (n < 0) {
-		warn("sched_getaffinity");
-		return -1;
-	}
-	if (n_cpus > n)
-		opt_failx("-N %d: only %d CPU%s available to this process", n_cpus, n,
-			  n == 1 ? " is" : "s are");
-	return n_cpus ? n_cpus : n;
-}
-
-void soak_start(struct soak *s, const int *cpus, int n_cpus, int debug)
-{
-	uint64_t deadline = timing_now_ns() + SOAK_START_TIMEOUT_NS;
-	pid_t parent = getpid();
-
-	s->n_cpus = n_cpus;
-	s->cpus = calloc(n_cpus, sizeof(*s->cpus));
-	s->pids = calloc(n_cpus, sizeof(*s->pids));
-	s->counters = mmap(NULL, n_cpus * sizeof(*s->counters), PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!s->cpus || !s->pids || s->counters == MAP_FAILED)
-		err(1, "allocating soakers");
-	memcpy(s->cpus, cpus, n_cpus * sizeof(*cpus));
-	fflush(NULL);
-	for (int i = 0; i < n_cpus; i++) {
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != meter)
+		_exit(1);
+	group = lower_autogroup();
+	snprintf(m->shared->group, sizeof(m->shared->group), "%s", group);
+	for (int i = 0; i < m->n_cpus; i++) {
 		pid_t pid = fork();
 
-		if (pid < 0) {
-			soak_stop(s);
-			err(1, "fork");
-		}
+		if (pid < 0)
+			_exit(1);
 		if (pid == 0)
-			soaker_main(cpus[i], &s->counters[i], parent, debug);
-		s->pids[i] = pid;
+			soaker_main(m->cpus[i], &m->shared->counters[i], meter, group, m->debug);
+		m->shared->counters[i].pid = pid;
 	}
-	for (int i = 0; i < n_cpus; i++) {
-		while (!s->counters[i].ready) {
-			if (waitpid(s->pids[i], NULL, WNOHANG) == s->pids[i]) {
-				s->pids[i] = 0;
-				soak_stop(s);
-				errx(1, "the soaker for CPU %d failed to start", cpus[i]);
-			}
+	_exit(0);
+}
+
+int soak_open(struct soak *m, int n_cpus, int debug)
+{
+	int n;
+
+	*m = (struct soak){ .debug = debug };
+	m->cpus = calloc(CPU_MAX_INDEX + 1, sizeof(*m->cpus));
+	if (!m->cpus) {
+		snprintf(m->err, sizeof(m->err), "allocating the meter: %s", strerror(errno));
+		return -1;
+	}
+	n = cpu_allowed(m->cpus, CPU_MAX_INDEX + 1);
+	if (n < 0) {
+		snprintf(m->err, sizeof(m->err), "sched_getaffinity: %s", strerror(errno));
+		return -1;
+	}
+	if (n_cpus > n) {
+		snprintf(m->err, sizeof(m->err), "only %d CPU%s available to this process", n,
+			 n == 1 ? " is" : "s are");
+		return SOAK_TOO_MANY_CPUS;
+	}
+	m->n_cpus = n_cpus ? n_cpus : n;
+	return 0;
+}
+
+void soak_announce(const struct soak *m)
+{
+	printf("using %d CPU%s\n", m->n_cpus, m->n_cpus == 1 ? "" : "s");
+}
+
+/* Has soaker i died or stopped? Says so in err, and reaps it if it died. */
+static int soaker_failed(struct soak *m, int i)
+{
+	int st;
+	pid_t got = m->pids[i] > 0 ? waitpid(m->pids[i], &st, WNOHANG | WUNTRACED) : 0;
+
+	if (m->pids[i] <= 0) {
+		snprintf(m->err, sizeof(m->err), "the soaker for CPU %d is gone", m->cpus[i]);
+		return 1;
+	}
+	if (got != m->pids[i])
+		return 0;
+	if (WIFSTOPPED(st)) {
+		snprintf(m->err, sizeof(m->err),
+			 "the soaker on CPU %d was stopped (%s): its count is no measurement",
+			 m->cpus[i], strsignal(WSTOPSIG(st)));
+		return 1;
+	}
+	m->pids[i] = 0;
+	if (WIFSIGNALED(st))
+		snprintf(m->err, sizeof(m->err), "the soaker on CPU %d died (%s)", m->cpus[i],
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(m->err, sizeof(m->err), "the soaker on CPU %d exited with status %d",
+			 m->cpus[i], WEXITSTATUS(st));
+	return 1;
+}
+
+/* Undo a failed start, keeping "what: strerror(errnum)" (or just what) in err. */
+static int fail_start(struct soak *m, const char *what, int errnum)
+{
+	char why[sizeof(m->err)];
+
+	if (errnum)
+		snprintf(why, sizeof(why), "%s: %s", what, strerror(errnum));
+	else
+		snprintf(why, sizeof(why), "%s", what);
+	soak_close(m);
+	memcpy(m->err, why, sizeof(why));
+	return -1;
+}
+
+int soak_start(struct soak *m)
+{
+	uint64_t deadline = timing_now_ns() + SOAK_START_TIMEOUT_NS;
+	pid_t meter = getpid(), group;
+	char what[96];
+	int st;
+
+	m->pids = calloc(m->n_cpus, sizeof(*m->pids));
+	m->clocks = calloc(m->n_cpus, sizeof(*m->clocks));
+	m->shared = mmap(NULL, shared_bytes(m->n_cpus), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m->shared == MAP_FAILED)
+		m->shared = NULL;
+	if (!m->pids || !m->clocks || !m->shared)
+		return fail_start(m, "allocating the soakers", errno);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		return fail_start(m, "PR_SET_CHILD_SUBREAPER", errno);
+	fflush(NULL);
+	group = fork();
+	if (group < 0)
+		return fail_start(m, "fork", errno);
+	if (group == 0)
+		group_main(m, meter);
+	/* Once the group process is reaped, its soakers are this process's children. */
+	while (waitpid(group, &st, 0) < 0 && errno == EINTR)
+		;
+	for (int i = 0; i < m->n_cpus; i++)
+		m->pids[i] = m->shared->counters[i].pid;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return fail_start(m, "the soakers could not be forked", 0);
+	for (int i = 0; i < m->n_cpus; i++) {
+		while (!m->shared->counters[i].ready) {
+			if (soaker_failed(m, i))
+				return fail_start(m, m->err, 0);
 			if (timing_now_ns() > deadline) {
-				soak_stop(s);
-				errx(1, "the soaker for CPU %d did not start within %llu s", cpus[i],
-				     SOAK_START_TIMEOUT_NS / NSEC_PER_SEC);
+				snprintf(what, sizeof(what),
+					 "the soaker for CPU %d did not start within %llu s",
+					 m->cpus[i], SOAK_START_TIMEOUT_NS / NSEC_PER_SEC);
+				return fail_start(m, what, 0);
 			}
 			usleep(1000);
 		}
+		st = clock_getcpuclockid(m->pids[i], &m->clocks[i]);
+		if (st != 0) {
+			snprintf(what, sizeof(what), "the CPU clock of the soaker for CPU %d",
+				 m->cpus[i]);
+			return fail_start(m, what, st);
+		}
 	}
+	if (m->debug > 1)
+		fprintf(stderr, "%s: soakers: %s\n", program_invocation_short_name,
+			m->shared->group);
+	return 0;
 }
 
-void soak_stop(struct soak *s)
+void soak_close(struct soak *m)
 {
-	if (!s->pids)
-		return;
-	for (int i = 0; i < s->n_cpus; i++)
-		if (s->pids[i] > 0)
-			kill(s->pids[i], SIGKILL);
-	for (int i = 0; i < s->n_cpus; i++)
-		if (s->pids[i] > 0)
-			while (waitpid(s->pids[i], NULL, 0) < 0 && errno == EINTR)
-				;
-	munmap(s->counters, s->n_cpus * sizeof(*s->counters));
-	free(s->pids);
-	free(s->cpus);
-	s->pids = NULL;
-	s->cpus = NULL;
-	s->counters = NULL;
+	if (m->pids) {
+		for (int i = 0; i < m->n_cpus; i++)
+			if (m->pids[i] > 0)
+				kill(m->pids[i], SIGKILL);
+		for (int i = 0; i < m->n_cpus; i++)
+			if (m->pids[i] > 0)
+				while (waitpid(m->pids[i], NULL, 0) < 0 && errno == EINTR)
+					;
+	}
+	if (m->shared)
+		munmap(m->shared, shared_bytes(m->n_cpus));
+	free(m->pids);
+	free(m->clocks);
+	free(m->cpus);
+	m->pids = NULL;
+	m->clocks = NULL;
+	m->cpus = NULL;
+	m->shared = NULL;
 }
 
-void soak_sample_init(const struct soak *s, struct soak_sample *smp)
+int soak_sample_init(const struct soak *m, struct soak_sample *smp)
 {
 	smp->ns = 0;
-	smp->steps = calloc(s->n_cpus, sizeof(*smp->steps));
-	if (!smp->steps)
-		err(1, "calloc");
+	smp->steps = calloc(m->n_cpus, sizeof(*smp->steps));
+	smp->cpu_ns = calloc(m->n_cpus, sizeof(*smp->cpu_ns));
+	if (smp->steps && smp->cpu_ns)
+		return 0;
+	soak_sample_free(smp);
+	return -1;
 }
 
 void soak_sample_free(struct soak_sample *smp)
 {
 	free(smp->steps);
+	free(smp->cpu_ns);
 	smp->steps = NULL;
+	smp->cpu_ns = NULL;
 }
 
-void soak_take(const struct soak *s, struct soak_sample *smp)
+/* Sum the soaked CPUs' lines of /proc/stat ("cpuN user nice system idle ..."). */
+static void read_proc_stat(const struct soak *m, struct soak_sample *smp)
 {
+	unsigned long long v[8];
+	char line[512];
+	long ticks_per_sec = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int cpu;
+
+	smp->stat_busy_ns = smp->stat_all_ns = 0;
+	if (!f || ticks_per_sec <= 0) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9)
+			continue;
+		for (int i = 0; i < m->n_cpus; i++) {
+			if (m->cpus[i] != cpu)
+				continue;
+			smp->stat_busy_ns += v[0] + v[1] + v[2] + v[5] + v[6];
+			smp->stat_all_ns += v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+		}
+	}
+	fclose(f);
+	smp->stat_busy_ns = smp->stat_busy_ns * NSEC_PER_SEC / ticks_per_sec;
+	smp->stat_all_ns = smp->stat_all_ns * NSEC_PER_SEC / ticks_per_sec;
+}
+
+int soak_take(struct soak *m, struct soak_sample *smp)
+{
+	read_proc_stat(m, smp);
 	smp->ns = timing_now_ns();
-	for (int i = 0; i < s->n_cpus; i++)
-		smp->steps[i] = s->counters[i].steps;
+	for (int i = 0; i < m->n_cpus; i++) {
+		struct timespec ts;
+
+		smp->steps[i] = m->shared->counters[i].steps;
+		if (soaker_failed(m, i))
+			return -1;
+		if (clock_gettime(m->clocks[i], &ts) != 0) {
+			snprintf(m->err, sizeof(m->err), "the CPU time of the soaker on CPU %d: %s",
+				 m->cpus[i], strerror(errno));
+			return -1;
+		}
+		smp->cpu_ns[i] = (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	}
+	return 0;
 }
 
 double soak_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i)
@@ -218,18 +389,59 @@ double soak_rate_one(const struct soak_sample *a, const struct soak_sample *b, i
 	return (double)(b->steps[cpu_i] - a->steps[cpu_i]) * NSEC_PER_SEC / (double)(b->ns - a->ns);
 }
 
-double soak_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
+/* The sum over every soaker of a per-soaker figure. */
+static double sum_cpus(double (*one)(const struct soak_sample *, const struct soak_sample *, int),
+		       const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
 {
 	double total = 0;
 
 	for (int i = 0; i < n_cpus; i++)
-		total += soak_rate_one(a, b, i);
+		total += one(a, b, i);
 	return total;
 }
 
-double soak_load(double measured_per_sec, double calibrated_per_sec)
+double soak_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
 {
-	return 1.0 - measured_per_sec / calibrated_per_sec;
+	return sum_cpus(soak_rate_one, a, b, n_cpus);
+}
+
+double soak_cpu_share_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i)
+{
+	return (double)(b->cpu_ns[cpu_i] - a->cpu_ns[cpu_i]) / (double)(b->ns - a->ns);
+}
+
+double soak_idle_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i)
+{
+	uint64_t cpu_ns = b->cpu_ns[cpu_i] - a->cpu_ns[cpu_i];
+
+	return cpu_ns ? (double)(b->steps[cpu_i] - a->steps[cpu_i]) * NSEC_PER_SEC / cpu_ns : 0;
+}
+
+double soak_idle_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
+{
+	return sum_cpus(soak_idle_rate_one, a, b, n_cpus);
+}
+
+/*
+ * The soakers' CPU time comes from their CPU clocks, exact to the ns, where
+ * /proc/stat's figures are counted tick by tick; over a run of a second or
+ * more the difference is a fraction of a percent.
+ */
+double soak_kernel_load(const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
+{
+	double all = (double)(b->stat_all_ns - a->stat_all_ns);
+	double busy = (double)(b->stat_busy_ns - a->stat_busy_ns);
+
+	if (a->stat_all_ns == 0 || b->stat_all_ns == 0 || all <= 0)
+		return NAN;
+	for (int i = 0; i < n_cpus; i++)
+		busy -= (double)(b->cpu_ns[i] - a->cpu_ns[i]);
+	return busy / all;
+}
+
+double soak_load(double measured_per_sec, double reference_per_sec)
+{
+	return 1.0 - measured_per_sec / reference_per_sec;
 }
 
 #define RECALIBRATE "run 'cyclesoak -C' on an idle system"
@@ -305,13 +517,59 @@ int soak_write_counts(const char *path, double per_sec, int n_cpus)
 	return 0;
 }
 
-void soak_sleep_until(uint64_t deadline_ns, volatile sig_atomic_t *stop)
+/* Sleep until deadline_ns on CLOCK_MONOTONIC, returning early if *stop becomes set. */
+static void sleep_until(uint64_t deadline_ns, volatile sig_atomic_t *stop)
 {
 	struct timespec ts = { .tv_sec = deadline_ns / NSEC_PER_SEC,
 			       .tv_nsec = deadline_ns % NSEC_PER_SEC };
 
 	while (!*stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
+}
+
+int soak_every(struct soak *m, unsigned period_ms, volatile sig_atomic_t *stop,
+	       int (*each)(void *arg, const struct soak_sample *a, const struct soak_sample *b),
+	       void *arg)
+{
+	struct soak_sample a, b, t;
+	uint64_t period_ns = period_ms * 1000000ULL, next, late_ns;
+	int rc = 0;
+
+	late_ns = period_ns * (SOAK_STALL_FACTOR - 1);
+	if (late_ns < SOAK_STALL_MIN_NS)
+		late_ns = SOAK_STALL_MIN_NS;
+	if (soak_sample_init(m, &a) < 0 || soak_sample_init(m, &b) < 0) {
+		soak_sample_free(&a);
+		snprintf(m->err, sizeof(m->err), "allocating samples: %s", strerror(errno));
+		return -1;
+	}
+	if (soak_take(m, &a) < 0)
+		rc = -1;
+	next = a.ns;
+	while (rc == 0 && !*stop) {
+		next += period_ns;
+		sleep_until(next, stop);
+		if (*stop)
+			break;
+		if (soak_take(m, &b) < 0) {
+			rc = -1;
+			break;
+		}
+		if (b.ns - a.ns > period_ns + late_ns) {
+			fprintf(stderr,
+				"%s: %.3f s passed in a %.3f s period (stopped or stalled): "
+				"that period is not a sample\n",
+				program_invocation_short_name, timing_secs(b.ns - a.ns),
+				timing_secs(period_ns));
+			next = b.ns;
+		} else if (each(arg, &a, &b)) {
+			break;
+		}
+		t = a, a = b, b = t;
+	}
+	soak_sample_free(&a);
+	soak_sample_free(&b);
+	return rc;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -321,46 +579,65 @@ static int compare_doubles(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int soak_calibrate(const int *cpus, int n_cpus, unsigned period_ms, int debug,
-		   volatile sig_atomic_t *stop)
+struct calibration {
+	int n_cpus;
+	int periods;
+	double rates[SOAK_CALIBRATION_PERIODS];
+	double min_share;
+};
+
+static int calibration_period(void *arg, const struct soak_sample *a, const struct soak_sample *b)
 {
-	double rates[SOAK_CALIBRATION_PERIODS], spread;
-	struct soak s;
-	struct soak_sample a, b, t;
-	uint64_t period_ns = period_ms * 1000000ULL, next;
+	struct calibration *c = arg;
+	double rate = soak_idle_rate(a, b, c->n_cpus);
+	int kept = c->periods - SOAK_WARMUP_PERIODS;
 
-	soak_start(&s, cpus, n_cpus, debug);
-	soak_sample_init(&s, &a);
-	soak_sample_init(&s, &b);
-	soak_take(&s, &a);
-	next = a.ns;
-	for (int i = 0; i < SOAK_WARMUP_PERIODS + SOAK_CALIBRATION_PERIODS && !*stop; i++) {
-		double rate;
-
-		next += period_ns;
-		soak_sleep_until(next, stop);
-		if (*stop)
-			break;
-		soak_take(&s, &b);
-		rate = soak_rate(&a, &b, n_cpus);
-		printf("calibrating: %.0f loops/sec\n", rate);
-		if (i >= SOAK_WARMUP_PERIODS)
-			rates[i - SOAK_WARMUP_PERIODS] = rate;
-		t = a, a = b, b = t;
+	printf("calibrating: %.0f loops/sec\n", rate);
+	if (kept >= 0) {
+		c->rates[kept] = rate;
+		for (int i = 0; i < c->n_cpus; i++)
+			if (soak_cpu_share_one(a, b, i) < c->min_share)
+				c->min_share = soak_cpu_share_one(a, b, i);
 	}
-	soak_sample_free(&a);
-	soak_sample_free(&b);
-	soak_stop(&s);
+	return ++c->periods == SOAK_WARMUP_PERIODS + SOAK_CALIBRATION_PERIODS;
+}
+
+/*
+ * Each period's rate is per second of the soakers' own CPU time, so a task
+ * that runs now and then during calibration does not lower it (it is still
+ * warned about). Time the soakers are charged for but do not get, interrupts
+ * and the hypervisor's share, stays in: it is the idle system's own.
+ */
+int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *stop)
+{
+	struct calibration c = { .n_cpus = m->n_cpus, .min_share = 1 };
+	double median, spread;
+	int rc;
+
+	if (soak_start(m) < 0)
+		return -1;
+	rc = soak_every(m, period_ms, stop, calibration_period, &c);
+	soak_close(m);
+	if (rc < 0)
+		return -1;
 	if (*stop)
 		return 1;
-	qsort(rates, SOAK_CALIBRATION_PERIODS, sizeof(rates[0]), compare_doubles);
-	spread = (rates[SOAK_CALIBRATION_PERIODS - 1] - rates[0]) /
-		 rates[SOAK_CALIBRATION_PERIODS / 2];
+	qsort(c.rates, SOAK_CALIBRATION_PERIODS, sizeof(c.rates[0]), compare_doubles);
+	median = c.rates[SOAK_CALIBRATION_PERIODS / 2];
+	spread = (c.rates[SOAK_CALIBRATION_PERIODS - 1] - c.rates[0]) / median;
 	if (spread > SOAK_SPREAD_WARN)
-		warnx("warning: the calibration samples spread by %.1f%% (more than %.0f%%): "
-		      "is the system idle?", spread * 100, SOAK_SPREAD_WARN * 100);
-	if (soak_write_counts(SOAK_COUNTS_FILE, rates[SOAK_CALIBRATION_PERIODS / 2], n_cpus) < 0)
-		err(1, "writing %s", SOAK_COUNTS_FILE);
-	printf("calibrated OK.  %.0f loops/sec\n", rates[SOAK_CALIBRATION_PERIODS / 2]);
+		fprintf(stderr, "%s: warning: the calibration samples spread by %.1f%% (more than "
+				"%.0f%%): is the system idle?\n",
+			program_invocation_short_name, spread * 100, SOAK_SPREAD_WARN * 100);
+	if (c.min_share < SOAK_IDLE_SHARE_WARN)
+		fprintf(stderr, "%s: warning: a soaker had only %.1f%% of its CPU in a period: "
+				"other tasks were running\n",
+			program_invocation_short_name, c.min_share * 100);
+	if (soak_write_counts(SOAK_COUNTS_FILE, median, m->n_cpus) < 0) {
+		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE,
+			 strerror(errno));
+		return -1;
+	}
+	printf("calibrated OK.  %.0f loops/sec\n", median);
 	return 0;
 }

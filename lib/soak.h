@@ -1,51 +1,87 @@
 /*
- * soak: the cycle soakers behind cyclesoak and zcc -c. One soaker per CPU,
- * pinned, at idle priority, counting fixed steps of work in shared memory; the
- * load is how far their rate falls below the rate calibrated on an idle system.
+ * soak: the cycle-soak meter behind cyclesoak and zcc -c. One soaker per CPU,
+ * pinned, at idle priority, all in one session group at nice 19, counting
+ * fixed steps of work in shared memory. A sample reads every soaker's step
+ * count and the CPU time the kernel gave it; the load is how far the soakers'
+ * rate falls below an idle reference: the calibration file, or a tare taken
+ * just before. Failures return -1 with a one-line reason in err.
  */
 #ifndef ZC_SOAK_H
 #define ZC_SOAK_H
 
-#include <stdint.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define SOAK_COUNTS_FILE "./counts_per_sec"
 
-struct soak_counter;
+/* soak_open's return when more CPUs are asked for than the affinity mask holds. */
+#define SOAK_TOO_MANY_CPUS (-2)
+
+struct soak_shared;
 
 struct soak {
 	int n_cpus;
 	int *cpus;
-	pid_t *pids;
-	struct soak_counter *counters; /* shared with the soakers, a cache line each */
+	pid_t *pids;		/* 0 once reaped */
+	clockid_t *clocks;	/* each soaker's CPU-time clock */
+	struct soak_shared *shared;
+	int debug;
+	char err[256];
 };
 
-/* A reading of every soaker's step count, and when it was taken. */
+/* A reading of every soaker, and when it was taken (CLOCK_MONOTONIC). */
 struct soak_sample {
 	uint64_t ns;
-	uint64_t *steps; /* n_cpus entries */
+	uint64_t *steps;	/* n_cpus entries */
+	uint64_t *cpu_ns;	/* each soaker's CPU time so far */
+	/* /proc/stat of the soaked CPUs, in ns: busy (user, nice, system, irq,
+	 * softirq) and all (busy, idle, iowait, steal); all is 0 if unreadable. */
+	uint64_t stat_busy_ns, stat_all_ns;
 };
 
 /*
- * The CPUs to soak: the first n_cpus of this process's affinity mask, or all of
- * them when n_cpus is 0. Returns the count, or -1 if the mask cannot be read;
- * more CPUs than the mask holds is a usage error (-N).
+ * Choose the CPUs: the first n_cpus of this process's affinity mask, or all of
+ * them when n_cpus is 0. No soaker runs yet. Returns 0, -1, or
+ * SOAK_TOO_MANY_CPUS (err says how many there are).
  */
-int soak_choose_cpus(int n_cpus, int *cpus, int max);
+int soak_open(struct soak *m, int n_cpus, int debug);
+/* Print "using N CPUs", as cyclesoak and zcc -C announce it. */
+void soak_announce(const struct soak *m);
+/* Start a soaker on each CPU and wait until all are counting. */
+int soak_start(struct soak *m);
+/* Kill and reap every soaker and free what open and start took. Safe to call twice. */
+void soak_close(struct soak *m);
 
-/* Start a soaker on each CPU and wait until all are running; exits on failure. */
-void soak_start(struct soak *s, const int *cpus, int n_cpus, int debug);
-/* Kill and reap every soaker and free what soak_start took. Safe to call twice. */
-void soak_stop(struct soak *s);
-
-void soak_sample_init(const struct soak *s, struct soak_sample *smp);
+int soak_sample_init(const struct soak *m, struct soak_sample *smp);
 void soak_sample_free(struct soak_sample *smp);
-void soak_take(const struct soak *s, struct soak_sample *smp);
+/* Read every soaker; -1 if one has died or been stopped, which spoils the count. */
+int soak_take(struct soak *m, struct soak_sample *smp);
+
 /* Steps a second between two samples: all CPUs, or one (index cpu_i). */
 double soak_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
 double soak_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
+/* The share of wall time soaker cpu_i was given by the scheduler. */
+double soak_cpu_share_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
+/*
+ * Steps a second every soaker would make if it had all of its CPU: each one's
+ * steps per second of its own CPU time, summed. Time the scheduler gave to
+ * other tasks does not lower it; time lost while the soaker was charged for
+ * it (interrupts, a slower CPU) does.
+ */
+double soak_idle_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
+double soak_idle_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
+
+/*
+ * The kernel's view of the same period: the busy share of the soaked CPUs in
+ * /proc/stat, less the soakers' own CPU time. NAN when /proc/stat was not read.
+ */
+double soak_kernel_load(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
+
+/* Load as a fraction of all soaked CPUs: 1 - measured / reference. */
+double soak_load(double measured_per_sec, double reference_per_sec);
 
 /*
  * The calibration file: the total steps a second on its first line (the 2001
@@ -55,19 +91,23 @@ double soak_rate_one(const struct soak_sample *a, const struct soak_sample *b, i
 int soak_read_counts(const char *path, int n_cpus, double *per_sec, char *err, size_t errlen);
 int soak_write_counts(const char *path, double per_sec, int n_cpus);
 
-/* Load as a fraction of all soaked CPUs: 1 - measured / calibrated. */
-double soak_load(double measured_per_sec, double calibrated_per_sec);
+/*
+ * Call each(arg, a, b) for every period of period_ms, a and b being the samples
+ * that bound it, until each returns non-zero or *stop is set. A period that
+ * ran far longer than asked (the process was stopped or starved) is skipped
+ * with a warning, and the schedule starts again from then. Returns 0, or -1 if
+ * a soaker failed.
+ */
+int soak_every(struct soak *m, unsigned period_ms, volatile sig_atomic_t *stop,
+	       int (*each)(void *arg, const struct soak_sample *a, const struct soak_sample *b),
+	       void *arg);
 
 /*
  * Calibrate on an idle system: print "calibrating: N loops/sec" each period,
  * discard the warm-up periods, write the median to SOAK_COUNTS_FILE and print
- * "calibrated OK.  N loops/sec". stop is polled so a signal can cut it short;
- * returns 0, or 1 if stopped.
+ * "calibrated OK.  N loops/sec". Starts and stops the soakers itself. Returns
+ * 0, 1 if *stop was set, or -1.
  */
-int soak_calibrate(const int *cpus, int n_cpus, unsigned period_ms, int debug,
-		   volatile sig_atomic_t *stop);
-
-/* Sleep until deadline_ns on CLOCK_MONOTONIC, returning early if *stop becomes set. */
-void soak_sleep_until(uint64_t deadline_ns, volatile sig_atomic_t *stop);
+int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *stop);
 
 #endif

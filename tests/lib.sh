@@ -126,6 +126,9 @@ make_files() {
 	head -c 1048577 /dev/urandom >"$1/mib+1"
 }
 
+# The end of every zcc and zcs summary: that process's user and system CPU seconds.
+CPU_TIMES=', cpu [0-9]+\.[0-9]{2}u [0-9]+\.[0-9]{2}s'
+
 # zcs_summaries: the summary lines zcs has printed so far.
 zcs_summaries() {
 	grep '^received ' "$T/zcs.out" || true

@@ -94,8 +94,8 @@ test_period_options_are_checked() {
 	expect_match "$(head -n 1 "$T/err")" '^cyclesoak: -N 1000: only [0-9]+ CPUs? (is|are) available to this process$'
 }
 
-test_soakers_are_pinned_idle_and_niced() {
-	local kid cpus="" n
+test_soakers_are_pinned_idle_and_share_one_group_at_nice_19() {
+	local kid cpus="" groups="" n
 	n=$(allowed_cpus)
 	calibrate_here
 	start_cyclesoak -d -m 200
@@ -105,11 +105,60 @@ test_soakers_are_pinned_idle_and_niced() {
 		cpus="$cpus $(taskset -pc "$kid" | awk '{ print $NF }')"
 		if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
 			grep -q 'nice 19$' "/proc/$kid/autogroup" || fail "autogroup: $(cat "/proc/$kid/autogroup")"
-			grep -q "soaker $kid on CPU [0-9]*: SCHED_IDLE, own session group at nice 19" "$T/err" ||
+			groups="$groups $(awk '{ print $1 }' "/proc/$kid/autogroup")"
+			grep -q "soaker $kid on CPU [0-9]*: SCHED_IDLE, in the soakers' session group at nice 19" "$T/err" ||
 				fail "-d did not say so: $(cat "$T/err")"
 		fi
 	done
 	expect_eq "$(echo $cpus | tr ' ' '\n' | sort -u | wc -l)" "$n" "distinct soaker CPUs"
+	if [ -n "$groups" ]; then
+		expect_eq "$(echo $groups | tr ' ' '\n' | sort -u | wc -l)" 1 "session groups of the soakers"
+		[ "$(awk '{ print $1 }' "/proc/$CS_PID/autogroup")" != "${groups# }" ] ||
+			fail "cyclesoak itself is in the soakers' group"
+	fi
+	return 0
+}
+
+# A soaker killed or stopped under cyclesoak ends the run with an error naming
+# its CPU, instead of its silence being printed as load.
+soaker_fails_with() {
+	local kid cpu rc=0
+	calibrate_here
+	start_cyclesoak -m 100
+	kid=$(children_of "$CS_PID" | head -n 1)
+	cpu=$(taskset -pc "$kid" | awk '{ print $NF }')
+	kill "-$1" "$kid"
+	wait_until 5 all_dead "$CS_PID" || fail "cyclesoak kept running"
+	wait "$CS_PID" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "cyclesoak: the soaker on CPU $cpu $2"
+	all_dead $(children_of "$CS_PID") || fail "soakers left"
+}
+
+test_a_killed_soaker_is_an_error_not_a_load() {
+	soaker_fails_with KILL "died (Killed)"
+}
+
+test_a_stopped_soaker_is_an_error_not_a_load() {
+	soaker_fails_with STOP "was stopped (Stopped (signal)): its count is no measurement"
+}
+
+# cyclesoak stopped for a second (as by Ctrl-Z) skips that period with a
+# warning, then goes on at its own pace: no catch-up burst of short samples.
+test_a_stalled_period_is_skipped_not_printed() {
+	local before after
+	calibrate_here
+	start_cyclesoak -m 200
+	kill -STOP "$CS_PID"
+	sleep 1.5
+	before=$(grep -c '^System load:' "$T/out")
+	kill -CONT "$CS_PID"
+	sleep 1
+	after=$(grep -c '^System load:' "$T/out")
+	kill -INT "$CS_PID"
+	expect_match "$(cat "$T/err")" '^cyclesoak: 1\.[5-9][0-9]{2} s passed in a 0\.200 s period \(stopped or stalled\): that period is not a sample$'
+	[ $((after - before)) -ge 3 ] && [ $((after - before)) -le 6 ] ||
+		fail "$((after - before)) load lines in the second after the stall"
 }
 
 # stop_with SIGNAL: no soaker outlives cyclesoak stopped by that signal.

@@ -182,7 +182,7 @@ test_zcs_reports_client_vanishing_mid_header() {
 	{ u32be 1; printf '\0\0'; } >"/dev/tcp/127.0.0.1/$PORT"
 	wait_summaries 1
 	expect_match "$(zcs_summaries)" \
-		'^received 6 bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, incomplete: waiting for header$'
+		"^received 6 bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, incomplete: waiting for header$CPU_TIMES\$"
 }
 
 test_zcs_reports_client_vanishing_mid_file() {
@@ -190,7 +190,7 @@ test_zcs_reports_client_vanishing_mid_file() {
 	{ u32be 1; u32be 1; u32be 1000; head -c 10 /dev/zero; } >"/dev/tcp/127.0.0.1/$PORT"
 	wait_summaries 1
 	expect_match "$(zcs_summaries)" \
-		'^received 22 bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, incomplete: waiting for file data$'
+		"^received 22 bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, incomplete: waiting for file data$CPU_TIMES\$"
 }
 
 test_zcs_reports_zcc_killed_mid_transfer() {
@@ -202,7 +202,7 @@ test_zcs_reports_zcc_killed_mid_transfer() {
 	sleep 0.3
 	kill -9 "$zcc"
 	wait_summaries 1
-	expect_match "$(zcs_summaries)" ', incomplete: waiting for (header|file data)$'
+	expect_match "$(zcs_summaries)" ", incomplete: waiting for (header|file data)$CPU_TIMES\$"
 }
 
 test_zcs_survives_random_bytes() {
@@ -218,7 +218,7 @@ test_zcs_survives_random_bytes() {
 	kill -0 "$ZCS_PID" || fail "zcs died"
 	"$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/f/350k" >/dev/null || fail "zcs stopped serving"
 	wait_summaries 6
-	expect_match "$(zcs_summaries | tail -n 1)" "^received $(stream_bytes 1 "$T/f/350k") bytes in [0-9.]+ s, [0-9]+ kbytes/sec$"
+	expect_match "$(zcs_summaries | tail -n 1)" "^received $(stream_bytes 1 "$T/f/350k") bytes in [0-9.]+ s, [0-9]+ kbytes/sec$CPU_TIMES\$"
 }
 
 run_tests "$@"

@@ -3,18 +3,116 @@
 # calibration file, and no soaker left behind.
 . "$(dirname "$0")/lib.sh"
 
-test_c_appends_cpu_load_and_service_demand() {
-	local line load demand
-	make_files "$T/f"
+# field LINE NAME: the number after ", NAME " in a summary line (cpu, kernel).
+field() {
+	printf '%s\n' "$1" | sed -n "s/.*, $2 \(-\{0,1\}[0-9.]*\)%.*/\1/p"
+}
+
+# A transfer long enough for /proc/stat's ticks (100 a second) to count.
+make_big_file() {
+	head -c $((64 << 20)) /dev/urandom >"$T/big"
+}
+
+test_c_appends_load_demand_kernel_view_and_own_cpu() {
+	local line load kernel secs own
+	make_big_file
 	calibrate_here
 	start_zcs
-	line=$(cd "$T" && "$ROOT/zcc" -c -n 50 -s 127.0.0.1 -p "$PORT" "$T"/f/*)
-	expect_match "$line" '^sent [0-9]+ bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, cpu -?[0-9]+\.[0-9]%, [0-9]+\.[0-9]{3} us/KB$'
-	expect_eq "$(echo "$line" | awk '{ print $2 }')" "$(stream_bytes 50 "$T"/f/*)" "bytes"
-	load=$(echo "$line" | sed 's/.*, cpu \(.*\)%, .*/\1/')
-	demand=$(echo "$line" | sed 's/.* \([0-9.]*\) us\/KB$/\1/')
-	awk -v l="$load" -v d="$demand" 'BEGIN { exit !(l >= -5 && l <= 100 && d > 0) }' ||
-		fail "load $load%, demand $demand us/KB"
+	line=$(cd "$T" && "$ROOT/zcc" -c -n 20 -s 127.0.0.1 -p "$PORT" "$T/big")
+	expect_match "$line" "^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%$CPU_TIMES\$"
+	expect_eq "$(echo "$line" | awk '{ print $2 }')" "$(stream_bytes 20 "$T/big")" "bytes"
+	load=$(field "$line" cpu)
+	kernel=$(field "$line" kernel)
+	secs=$(echo "$line" | awk '{ print $5 }')
+	own=$(echo "$line" | sed 's/.*, cpu \([0-9.]*\)u \([0-9.]*\)s$/\1 \2/')
+	# The two meters see the same run; zcc, one thread, is busy at most all of it.
+	awk -v l="$load" -v k="$kernel" 'BEGIN { exit !(l > 5 && l <= 100 && (l - k)^2 < 100) }' ||
+		fail "cyclesoak $load%, kernel $kernel%"
+	echo "$own" | awk -v s="$secs" '{ exit !($1 + $2 > 0 && $1 + $2 <= s * 1.1 + 0.05) }' ||
+		fail "zcc's own CPU ($own) against $secs s"
+}
+
+test_T_is_checked() {
+	usage_error zcc "zcc: -T needs -c (it sets how long the meter takes its idle reference)" \
+		-T 500 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -T '-1': must be at least 0" -c -T -1 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -T '60001': must be at most 60000" -c -T 60001 -s 127.0.0.1 /etc/hostname
+}
+
+# With a calibration file that is twice the real rate, the tare still gives
+# the transfer's load (and says the file is off); -T 0 trusts the file.
+test_c_measures_against_the_tare_and_says_when_the_file_is_off() {
+	local rate tared untared cpus
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+		awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }')
+	make_big_file
+	calibrate_here
+	rate=$(head -n 1 "$T/counts_per_sec")
+	printf '%s\ncpus %s\n' $((rate * 2)) "$(allowed_cpus)" >"$T/counts_per_sec"
+	start_zcs -B "$(echo "$cpus" | sed -n 2p)"
+	tared=$(cd "$T" && "$ROOT/zcc" -c -B "$(echo "$cpus" | sed -n 2p)" -n 10 -s 127.0.0.1 -p "$PORT" "$T/big" 2>"$T/err")
+	expect_match "$(cat "$T/err")" "^zcc: warning: the tare \\([0-9]+ loops/sec\\) is -[45][0-9]\\.[0-9]% off \\./counts_per_sec \\($((rate * 2))\\): the calibration has drifted; the load is measured against the tare$"
+	untared=$(cd "$T" && "$ROOT/zcc" -c -T 0 -B "$(echo "$cpus" | sed -n 2p)" -n 10 -s 127.0.0.1 -p "$PORT" "$T/big" 2>"$T/err")
+	[ ! -s "$T/err" ] || fail "-T 0 warned: $(cat "$T/err")"
+	# One CPU of the soaked ones is busy: the tare sees that share, the doubled file far more.
+	awk -v t="$(field "$tared" cpu)" -v u="$(field "$untared" cpu)" -v n="$(allowed_cpus)" \
+		'BEGIN { want = 100 / n; exit !(t > want - 10 && t < want + 10 && u > t + 100 / (2 * n) - 10) }' ||
+		fail "tared: $tared; -T 0: $untared"
+}
+
+# A steady background load (loadgen, 25% of one CPU) is running through the tare
+# and the transfer: the load zcc -c prints is what the transfer adds, so it
+# moves by less than a point. The transfer runs on another CPU than the
+# background (both ends pinned there), so that the two do not compete for a
+# CPU and the transfer itself is the same with and without it; the background
+# runs in this session, as zcc and zcs do (README.zc says why a load in
+# another session shifts the soakers' own share by a fraction of a point).
+# A loopback run varies by itself, so rounds alternate, each a run without
+# the background and one with it, and the median of the rounds' differences
+# is compared. This VM has phases in which some runs lose a tenth of a CPU
+# for seconds; a set of rounds that falls in one is measured once more.
+test_c_tares_away_a_steady_background_load() {
+	local cpus bg_cpu xfer_cpu attempt r with without diffs median untared lg
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+		awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }')
+	bg_cpu=$(echo "$cpus" | sed -n 1p)
+	xfer_cpu=$(echo "$cpus" | sed -n 2p)
+	make_big_file
+	calibrate_here
+	start_zcs -B "$xfer_cpu"
+	run_zcc() {
+		(cd "$T" && "$ROOT/zcc" -c "$@" -B "$xfer_cpu" -n 16 -s 127.0.0.1 -p "$PORT" \
+			"$T/big" 2>>"$T/zcc.err") || fail "zcc failed: $(cat "$T/zcc.err")"
+	}
+	"$HELPERS/loadgen" -c "$bg_cpu" -f 25 -t 85 >/dev/null &
+	lg=$!
+	started "$lg"
+	kill -STOP "$lg"
+	for attempt in 1 2; do
+		diffs=""
+		for r in 1 2 3 4 5 6 7; do
+			without=$(field "$(run_zcc)" cpu)
+			kill -CONT "$lg"
+			sleep 0.3
+			with=$(field "$(run_zcc)" cpu)
+			diffs="$diffs $(awk -v w="$with" -v o="$without" 'BEGIN { print w - o }')"
+			[ "$r" = 7 ] && untared=$(field "$(run_zcc -T 0)" cpu)
+			kill -STOP "$lg"
+			sleep 0.1
+		done
+		median=$(echo $diffs | tr ' ' '\n' | sort -n | sed -n 4p)
+		awk -v d="$median" 'BEGIN { exit !(d^2 < 1) }' && break
+		echo "# attempt $attempt: with the background minus without, by round:$diffs" >&2
+	done
+	grep -q '^zcc: note: the system was [0-9.]*% busy before the transfer; the load shown is what the transfer added$' "$T/zcc.err" ||
+		fail "no word about the background: $(cat "$T/zcc.err")"
+	awk -v d="$median" 'BEGIN { exit !(d^2 < 1) }' ||
+		fail "the background moved the load by a median $median points"
+	# Without the tare the background is load too.
+	awk -v u="$untared" -v w="$with" -v n="$(allowed_cpus)" 'BEGIN { exit !(u > w + 25 / n - 5) }' ||
+		fail "-T 0 with the background: $untared%; with the tare: $with%"
 }
 
 test_c_leaves_no_soaker_after_success_or_failure() {

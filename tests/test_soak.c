@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -97,34 +98,97 @@ static void load_is_the_shortfall_from_calibration(void)
 static void rates_are_per_second_between_samples(void)
 {
 	uint64_t s1[2] = { 100, 1000 }, s2[2] = { 600, 3000 };
-	struct soak_sample a = { .ns = NSEC_PER_SEC, .steps = s1 };
-	struct soak_sample b = { .ns = NSEC_PER_SEC * 3 / 2, .steps = s2 };
+	uint64_t c1[2] = { 0, 0 }, c2[2] = { NSEC_PER_SEC / 4, NSEC_PER_SEC / 2 };
+	struct soak_sample a = { .ns = NSEC_PER_SEC, .steps = s1, .cpu_ns = c1 };
+	struct soak_sample b = { .ns = NSEC_PER_SEC * 3 / 2, .steps = s2, .cpu_ns = c2 };
 
 	CHECK(soak_rate_one(&a, &b, 0) == 1000);
 	CHECK(soak_rate_one(&a, &b, 1) == 4000);
 	CHECK(soak_rate(&a, &b, 2) == 5000);
+	/* Half and all of the half second: 500 steps in 0.25 s, 2000 in 0.5 s. */
+	CHECK(soak_cpu_share_one(&a, &b, 0) == 0.5);
+	CHECK(soak_cpu_share_one(&a, &b, 1) == 1);
+	CHECK(soak_idle_rate(&a, &b, 2) == 2000 + 4000);
+}
+
+static void kernel_load_is_proc_stat_busy_less_the_soakers(void)
+{
+	uint64_t steps[1] = { 0 }, c1[1] = { 0 }, c2[1] = { 600 };
+	struct soak_sample a = { .steps = steps, .cpu_ns = c1, .stat_busy_ns = 100,
+				 .stat_all_ns = 1000 };
+	struct soak_sample b = { .steps = steps, .cpu_ns = c2, .stat_busy_ns = 1000,
+				 .stat_all_ns = 2000 };
+
+	/* 900 busy of 1000, 600 of it the soaker's. */
+	CHECK(soak_kernel_load(&a, &b, 1) > 0.2999 && soak_kernel_load(&a, &b, 1) < 0.3001);
+	b.stat_all_ns = 0;
+	CHECK(isnan(soak_kernel_load(&a, &b, 1)));
+}
+
+static void asking_for_more_cpus_than_allowed_is_refused(void)
+{
+	struct soak m;
+	int n = cpu_allowed((int[CPU_MAX_INDEX + 1]){ 0 }, CPU_MAX_INDEX + 1);
+	char want[96];
+
+	CHECK(soak_open(&m, n + 1, 0) == SOAK_TOO_MANY_CPUS);
+	snprintf(want, sizeof(want), "only %d CPU%s available to this process", n,
+		 n == 1 ? " is" : "s are");
+	CHECK_STR(m.err, want);
+	soak_close(&m);
 }
 
 static void soakers_count_and_are_reaped(void)
 {
-	int cpus[CPU_MAX_INDEX + 1], n = soak_choose_cpus(1, cpus, CPU_MAX_INDEX + 1);
-	struct soak s;
+	struct soak m;
 	struct soak_sample a, b;
 
-	CHECK(n == 1);
-	soak_start(&s, cpus, 1, 0);
-	soak_sample_init(&s, &a);
-	soak_sample_init(&s, &b);
-	soak_take(&s, &a);
+	CHECK(soak_open(&m, 1, 0) == 0 && m.n_cpus == 1);
+	CHECK(soak_start(&m) == 0);
+	CHECK(soak_sample_init(&m, &a) == 0 && soak_sample_init(&m, &b) == 0);
+	CHECK(soak_take(&m, &a) == 0);
 	usleep(50000);
-	soak_take(&s, &b);
+	CHECK(soak_take(&m, &b) == 0);
 	CHECK(soak_rate(&a, &b, 1) > 0);
+	CHECK(soak_cpu_share_one(&a, &b, 0) > 0);
 	soak_sample_free(&a);
 	soak_sample_free(&b);
-	soak_stop(&s);
-	soak_stop(&s);
+	soak_close(&m);
+	soak_close(&m);
 	errno = 0;
 	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
+}
+
+/* sig kills or stops the soaker; the next sample says so instead of counting a load. */
+static void check_soaker_failure(int sig, const char *want_fmt)
+{
+	struct soak m;
+	struct soak_sample a;
+	char want[256];
+
+	CHECK(soak_open(&m, 1, 0) == 0 && soak_start(&m) == 0);
+	CHECK(soak_sample_init(&m, &a) == 0);
+	CHECK(soak_take(&m, &a) == 0);
+	kill(m.pids[0], sig);
+	usleep(100000);
+	CHECK(soak_take(&m, &a) == -1);
+	snprintf(want, sizeof(want), want_fmt, m.cpus[0]);
+	CHECK_STR(m.err, want);
+	soak_sample_free(&a);
+	soak_close(&m);
+	errno = 0;
+	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
+}
+
+static void a_dead_soaker_is_reported(void)
+{
+	check_soaker_failure(SIGKILL, "the soaker on CPU %d died (Killed)");
+}
+
+static void a_stopped_soaker_is_reported(void)
+{
+	check_soaker_failure(SIGSTOP, "the soaker on CPU %d was stopped (Stopped (signal)): "
+				      "its count is no measurement");
 }
 
 int main(void)
@@ -137,7 +201,11 @@ int main(void)
 	RUN(each_bad_file_has_its_own_message);
 	RUN(load_is_the_shortfall_from_calibration);
 	RUN(rates_are_per_second_between_samples);
+	RUN(kernel_load_is_proc_stat_busy_less_the_soakers);
+	RUN(asking_for_more_cpus_than_allowed_is_refused);
 	RUN(soakers_count_and_are_reaped);
+	RUN(a_dead_soaker_is_reported);
+	RUN(a_stopped_soaker_is_reported);
 	unlink(path);
 	rmdir(dir);
 	return CHECK_EXIT();
