@@ -1,7 +1,8 @@
-# Shared by scripts/compare-iperf3 and scripts/compare-bufsizes: a scratch
-# directory, zcs servers started and stopped by PID, the 2001 file set and a
+# Shared by scripts/zc-matrix, compare-iperf3 and compare-defaults: a scratch
+# directory, servers started and stopped by PID, the 2001 file set and a
 # large file in the page cache, one zcc run measured as zcs counted it, and
-# medians. Source it after `set -eu`; it sets ROOT and work.
+# medians. Source it after `set -eu`; it sets ROOT and work. A script that
+# has more to undo on exit defines bench_on_exit.
 
 # A failed zcc inside $(...) must stop the run, not leave an old figure behind.
 shopt -s inherit_errexit
@@ -17,6 +18,9 @@ bench_cleanup() {
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
+	if declare -F bench_on_exit >/dev/null; then
+		bench_on_exit
+	fi
 	rm -rf "$work"
 }
 trap bench_cleanup EXIT

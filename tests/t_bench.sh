@@ -1,10 +1,15 @@
 #!/bin/bash
-# scripts/zc-matrix (make bench) in a tiny configuration: the table's and the
-# CSV's shape, numbers where numbers belong, and its own option errors.
+# scripts/zc-matrix (make bench) in tiny configurations: the table's, the
+# verdict's and the CSVs' shape, numbers where numbers belong, the rounds and
+# their intervals, and its own option errors.
 . "$(dirname "$0")/lib.sh"
 
 NUM='-?[0-9]+\.[0-9]+'
-ROW="^(send|sendfile|write) +([0-9]+|-) +(none|separate|same) +\| +$NUM +$NUM +$NUM +\| +$NUM +$NUM +$NUM +\| +[-+][0-9]+\.[0-9]%$"
+# "median [lo, hi]", the form of every figure in the table.
+FIG="$NUM \\[$NUM, $NUM\\]"
+PCT="[-+][0-9]+\\.[0-9]% \\[[-+][0-9]+\\.[0-9]%, [-+][0-9]+\\.[0-9]%\\]"
+ROW="^(send|sendfile|write) +([0-9]+|-) +(none|separate|same) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT\$"
+RUNS_HEADER=round,mode,bufsize,placement,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
@@ -12,59 +17,137 @@ matrix() {
 		fail "zc-matrix failed: $(cat "$T/err")"
 }
 
-check_csv() {
-	local rows=$1
-	expect_eq "$(head -n 1 "$T/out/zc-matrix.csv")" "mode,bufsize,placement,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,mbytes_per_sec_metered,load_pct_cyclesoak,demand_cyclesoak_us_per_kb,meter_throughput_change_pct"
-	expect_eq "$(sed 1d "$T/out/zc-matrix.csv" | wc -l)" "$rows" "CSV rows"
-	sed 1d "$T/out/zc-matrix.csv" | grep -v -E "^[a-z]+,([0-9]+|-),[a-z]+(,$NUM){7}\$" &&
-		fail "malformed CSV row"
+# check_csvs CELLS ROUNDS INTERVAL: a row per cell and round in the runs CSV,
+# a row per cell in the cells CSV, each figure's median inside its interval.
+check_csvs() {
+	local cells=$1 rounds=$2 interval=$3 hdr=mode,bufsize,placement,rounds,interval f
+	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
+	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,[a-z]+,([0-9]+|-),[a-z]+(,$NUM){10}\$" &&
+		fail "malformed runs CSV row"
+	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
+		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
 	# Throughputs and demands are positive; loads are percentages.
-	awk -F, 'NR > 1 && !($4 > 0 && $6 > 0 && $7 > 0 && $9 > 0 && $5 > 0 && $5 <= 100 && $8 > -5 && $8 <= 100) { bad = 1 }
-		END { exit bad }' "$T/out/zc-matrix.csv" || fail "implausible figures: $(cat "$T/out/zc-matrix.csv")"
+	awk -F, 'NR > 1 && !($5 > 0 && $7 > 0 && $8 > 0 && $9 > 0 && $10 > 0 && $12 > 0 && $6 > 0 && $6 <= 100 && $11 > -5 && $11 <= 100) { bad = 1 }
+		END { exit bad }' "$T/out/zc-matrix-runs.csv" || fail "implausible figures: $(cat "$T/out/zc-matrix-runs.csv")"
+	for f in $(echo "$RUNS_HEADER" | cut -d, -f5-14 | tr ',' ' '); do
+		hdr="$hdr,$f,${f}_lo,${f}_hi"
+	done
+	expect_eq "$(head -n 1 "$T/out/zc-matrix.csv")" "$hdr"
+	expect_eq "$(sed 1d "$T/out/zc-matrix.csv" | wc -l)" "$cells" "cells CSV rows"
+	awk -F, -v r="$rounds" -v i="$interval" 'NR > 1 {
+		if ($4 != r || $5 != i) bad = 1
+		for (c = 6; c <= 35; c += 3) if (!($(c + 1) <= $c && $c <= $(c + 2))) bad = 1
+	} END { exit bad }' "$T/out/zc-matrix.csv" || fail "cells CSV: $(cat "$T/out/zc-matrix.csv")"
 }
 
-test_tiny_matrix_prints_a_row_per_configuration_and_a_csv() {
-	matrix --modes send --bufsizes 4096,65536 --loops 10 --placements none
-	expect_eq "$(grep -c -E "$ROW" "$T/table")" 2 "table rows"
-	grep -E "$ROW" "$T/table" | awk '{ print $2 }' | tr '\n' ' ' | grep -qx '4096 65536 ' ||
-		fail "buffer sizes: $(cat "$T/table")"
-	grep -q '^mode  *buf placement |' "$T/table" || fail "no header"
+# check_verdict PLACEMENT N: the verdict ranks N methods of that placement,
+# cheapest first, and says "within the noise" exactly where the interval of
+# the difference takes in 0.
+check_verdict() {
+	local block
+	grep -q '^Verdict: the transmit methods by service demand (zcc -c, us/KB), cheapest first;$' "$T/table" ||
+		fail "no verdict: $(cat "$T/table")"
+	block=$(sed -n "/^  placement $1:\$/,/^  placement\\|^#/p" "$T/table" | grep '^    ')
+	expect_eq "$(echo "$block" | wc -l)" "$2" "methods ranked for $1"
+	echo "$block" | head -n 1 | grep -q -E ' [0-9]+\.[0-9]{3} us/KB  cheapest$' || fail "first: $block"
+	echo "$block" | sed 1d | grep -v -E " [0-9]+\\.[0-9]{3} us/KB  [-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\](  within the noise)?\$" &&
+		fail "verdict lines: $block"
+	echo "$block" | sed 1d | sed 's/.*\[\(.*\), \(.*\)\].*/\1 \2 &/' |
+		awk '{ noise = ($1 <= 0 && $2 >= 0); said = ($0 ~ /within the noise$/); if (noise != said) bad = 1 }
+			END { exit bad }' || fail "within the noise where it should not be: $block"
+	echo "$block" | grep -o -E '[0-9]+\.[0-9]{3} us/KB' | awk '{ if (NR > 1 && $1 < last) bad = 1; last = $1 } END { exit bad }' ||
+		fail "not cheapest first: $block"
+}
+
+test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
+	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
+	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
+	expect_eq "$(grep -E "$ROW" "$T/table" | awk '{ print $1 "/" $2 }' | tr '\n' ' ')" "sendfile/- send/4096 send/65536 " "rows in order"
+	grep -q '^mode  *buf placement | MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s$' "$T/table" ||
+		fail "no header"
+	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
+	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
 	grep -q "^# .*/zcc -c -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
-	grep -q "^# .*/zcs -d -p [0-9]* *$" "$T/table" || fail "the zcs command line is not printed"
+	grep -q "^# .*/zcs -d -p [0-9]* -t 3600$" "$T/table" || fail "the zcs command line is not printed"
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
-	check_csv 2
-	! grep -v -E "^(#|mode |  |send )" "$T/table" || fail "unexpected lines"
+	check_csvs 3 2 min-max
+	check_verdict none 3
 	if command -v gnuplot >/dev/null; then
 		grep -qx "# plot written to $T/out/zc-matrix.png" "$T/table" || fail "no plot line"
 		expect_eq "$(head -c 8 "$T/out/zc-matrix.png" | od -An -tx1 | tr -d ' ')" 89504e470d0a1a0a "PNG signature"
+		grep -q 'service demand per method: the median of 2 rounds, with its min-max' "$T/out/zc-matrix-plot.txt" ||
+			fail "text plot has no demand panel"
 		expect_eq "$(grep -c 'zcc -b buffer size (bytes)' "$T/out/zc-matrix-plot.txt")" 2 "text plot axes"
-		grep -q 'send, none' "$T/out/zc-matrix-plot.txt" || fail "text plot has no key"
 	else
 		grep -qx '# no plot: gnuplot is not installed (apt-get install gnuplot-nox)' "$T/table" ||
 			fail "no word about the missing plot"
 	fi
 }
 
+# The same seed runs the cells in the same order; the order is shuffled.
+test_seed_repeats_the_order_of_the_cells() {
+	local first
+	matrix --modes sendfile,send,write --bufsizes 4096,8192 --placements none --rounds 1 --loops 2 --seed 11
+	first=$(grep '^# .*/zcc -m' "$T/table" | sed 's/ -p [0-9]*//')
+	matrix --modes sendfile,send,write --bufsizes 4096,8192 --placements none --rounds 1 --loops 2 --seed 11
+	expect_eq "$(grep '^# .*/zcc -m' "$T/table" | sed 's/ -p [0-9]*//')" "$first" "order with the same seed"
+	[ "$(echo "$first" | grep -o -- '-m [a-z]* -b [0-9]*\|-m sendfile' | tr '\n' ' ')" != \
+		"-m sendfile -m send -b 4096 -m send -b 8192 -m write -b 4096 -m write -b 8192 " ] ||
+		fail "seed 11 left the cells in their natural order"
+}
+
+# --width adds rounds until every demand interval is narrow enough, or says
+# which cells it gave up on.
+test_width_adds_rounds_and_names_what_did_not_converge() {
+	matrix --modes sendfile --placements none --rounds 2 --width 0 --max-rounds 3 --loops 5
+	grep -qx '# 3 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" ||
+		fail "rounds: $(grep '^# [0-9]* rounds' "$T/table")"
+	grep -q -E '^# not converged to --width 0% after 3 rounds: sendfile - none \(demand interval [0-9.]+% wide\)$' "$T/table" ||
+		fail "no word of the unconverged cell: $(cat "$T/table")"
+	matrix --modes sendfile --placements none --rounds 1 --width 100000 --loops 5
+	grep -qx '# 1 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" ||
+		fail "a converged cell took more rounds"
+	! grep -q 'not converged' "$T/table" || fail "converged cell reported as not"
+}
+
+# The interval of the median: min-max below 6 rounds, then the order
+# statistics of the binomial distribution (n = 9: the 2nd and 8th).
+test_interval_of_the_median_is_min_max_or_the_95_percent_ci() {
+	local got
+	got=$(awk -f "$ROOT/scripts/stats.awk" -f <(echo 'BEGIN {
+		print stats("5 1 4 2 3"); print stats("7"); print stats("6 1 5 2 4 3")
+		print stats("9 1 8 2 7 3 6 4 5"); print stats("20 19 18 17 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1")
+		print "[" stats("") "]"
+	}'))
+	expect_eq "$got" "3 1 5
+7 7 7
+3.5 1 6
+5 2 8
+10.5 6 15
+[]" "stats"
+}
+
 test_matrix_sends_given_files_and_places_processes() {
 	make_files "$T/f"
-	matrix --modes sendfile --files "$T/f" --loops 300 --placements same
+	matrix --modes sendfile --files "$T/f" --loops 300 --placements same --rounds 1
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
-	grep -q "/zcs -d -p [0-9]* -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
+	grep -q "/zcs -d -p [0-9]* -t 3600 -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
 	grep -q "/zcc -c -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
-	check_csv 1
+	check_csvs 1 1 min-max
 }
 
 test_matrix_netns_runs_across_a_veth_pair() {
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
-	matrix --netns --modes sendfile --loops 10 --placements none
+	matrix --netns --modes sendfile --loops 10 --placements none --rounds 1
 	grep -q '^# netns: zcc in zc-a-[0-9]* (10.250.0.1), zcs in zc-b-[0-9]* (10.250.0.2)' "$T/table" ||
 		fail "no netns line: $(cat "$T/table")"
 	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -c -m sendfile -s 10.250.0.2 " "$T/table" ||
 		fail "zcc was not run in the namespace"
-	check_csv 1
+	check_csvs 1 1 min-max
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
 }
 
@@ -97,20 +180,25 @@ test_compare_defaults_rejects_bad_values() {
 	grep -q "^compare-defaults: zcs -l 0 did not start: zcs: -l '0': must be at least 1" "$T/err" || fail "$(cat "$T/err")"
 }
 
+# bad_option MESSAGE ARGS...: zc-matrix exits 1 with that one line.
+bad_option() {
+	local want=$1 rc=0
+	shift
+	bash "$ROOT/scripts/zc-matrix" "$@" >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code of zc-matrix $*"
+	expect_eq "$(cat "$T/err")" "zc-matrix: $want"
+}
+
 test_matrix_rejects_bad_options() {
 	local rc=0
-	bash "$ROOT/scripts/zc-matrix" --modes splice 2>"$T/err" || rc=$?
-	expect_eq "$rc" 1
-	expect_eq "$(cat "$T/err")" "zc-matrix: --modes: unknown mode 'splice'"
-	rc=0
-	bash "$ROOT/scripts/zc-matrix" --loops 2x 2>"$T/err" || rc=$?
-	expect_eq "$rc" 1
-	expect_eq "$(cat "$T/err")" "zc-matrix: --loops '2x': not a number"
-	rc=0
-	bash "$ROOT/scripts/zc-matrix" --loops 2>"$T/err" || rc=$?
-	expect_eq "$rc" 1
-	expect_eq "$(cat "$T/err")" "zc-matrix: --loops needs a value"
-	rc=0
+	bad_option "--modes: unknown mode 'splice'" --modes splice
+	bad_option "--loops '2x': not a number" --loops 2x
+	bad_option "--loops needs a value" --loops
+	bad_option "--rounds must be at least 1" --rounds 0
+	bad_option "--width '5%': not a number" --width 5%
+	bad_option "--max-rounds must be at least --rounds" --rounds 6 --width 5 --max-rounds 3
+	bad_option "--bufsizes '64k': not a number" --bufsizes 64k
+	bad_option "--placements: unknown placement 'far'" --placements far
 	bash "$ROOT/scripts/zc-matrix" --frobnicate >/dev/null 2>"$T/err" || rc=$?
 	expect_eq "$rc" 2
 	grep -q '^usage: scripts/zc-matrix' "$T/err" || fail "no usage"
