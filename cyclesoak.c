@@ -18,6 +18,7 @@
 
 struct settings {
 	int per_cpu;
+	int kernel;
 	int calibrate;
 	int debug;
 	int one_shot;
@@ -29,7 +30,7 @@ static volatile sig_atomic_t stop_signal;
 
 void usage(FILE *to)
 {
-	fprintf(to, "usage: cyclesoak [-BCdh1] [-N cpus] [-p secs | -m msecs]\n");
+	fprintf(to, "usage: cyclesoak [-BCdhk1] [-N cpus] [-p secs | -m msecs]\n");
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -37,7 +38,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	int c, have_p = 0, have_m = 0;
 
 	*s = (struct settings){ .period_ms = 1000 };
-	while ((c = getopt(argc, argv, ":BCdh1N:p:m:")) != -1) {
+	while ((c = getopt(argc, argv, ":BCdhk1N:p:m:")) != -1) {
 		switch (c) {
 		case 'B':
 			s->per_cpu = 1;
@@ -51,6 +52,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'k':
+			s->kernel = 1;
+			break;
 		case '1':
 			s->one_shot = 1;
 			break;
@@ -93,28 +97,44 @@ static void catch_stop_signals(void)
 struct reading {
 	const struct settings *s;
 	const struct soak *meter;
-	double calibrated;
+	struct soak_counts calibration;
 	int periods;
 };
 
+/*
+ * A period's load, as the 2001 line or, with -1, the bare number; a load
+ * below 0 says what that means, and -k adds the kernel's view of the period.
+ */
 static int print_load(void *arg, const struct soak_sample *a, const struct soak_sample *b)
 {
 	struct reading *r = arg;
 	const struct soak *m = r->meter;
-	double load = soak_load(soak_rate(a, b, m->n_cpus), r->calibrated);
+	double rate = soak_rate(a, b, m->n_cpus), load = soak_load(rate, r->calibration.per_sec);
+	double kernel = soak_kernel_load(a, b, m->n_cpus);
+	char why[160];
+	const char *below = soak_below_zero(load, &r->calibration, why, sizeof(why));
 
 	/* -1: the first period is a warm-up. */
 	if (r->s->one_shot && r->periods++ == 0)
 		return 0;
 	if (r->s->one_shot) {
-		printf("%.1f\n", load * 100);
+		printf("%.1f", load * 100);
+		if (r->s->kernel)
+			printf(" %.1f", kernel * 100);
+		printf("\n");
+		if (below)
+			warnx("%.1f%% is %s", load * 100, below);
 		return 1;
 	}
 	printf("System load:%5.1f%%", load * 100);
+	if (below)
+		printf(" (%s)", below);
+	if (r->s->kernel)
+		printf(", kernel %.1f%%", kernel * 100);
 	if (r->s->per_cpu) {
 		printf(" || Free:");
 		for (int i = 0; i < m->n_cpus; i++) {
-			double free = soak_rate_one(a, b, i) * m->n_cpus / r->calibrated;
+			double free = soak_rate_one(a, b, i) * m->n_cpus / r->calibration.per_sec;
 
 			printf(" %5.1f%%(%d)", free * 100, m->cpus[i]);
 		}
@@ -137,7 +157,7 @@ int main(int argc, char **argv)
 		opt_failx("-N %d: %s", s.n_cpus, meter.err);
 	if (rc < 0)
 		errx(1, "%s", meter.err);
-	if (!s.calibrate && soak_read_counts(SOAK_COUNTS_FILE, meter.n_cpus, &r.calibrated,
+	if (!s.calibrate && soak_read_counts(SOAK_COUNTS_FILE, meter.n_cpus, &r.calibration,
 					     meter.err, sizeof(meter.err)) < 0)
 		errx(1, "%s", meter.err);
 	if (s.n_cpus == 0 && !s.one_shot)

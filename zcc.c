@@ -353,11 +353,12 @@ static void send_all_loops(struct sender *snd, const struct settings *s,
  */
 struct cpu_meter {
 	struct soak soak;
-	double calibrated;	/* ./counts_per_sec */
+	struct soak_counts calibration;	/* ./counts_per_sec */
 	int tared;
 	double tare_rate;	/* the soakers' rate before the transfer */
 	double idle_rate;	/* and the rate they would have had with all their CPUs */
 	double tare_kernel;	/* /proc/stat's busy share before the transfer */
+	char note[200];		/* said after the summary */
 	struct soak_sample before, after;
 };
 
@@ -437,7 +438,7 @@ static void meter_tare(const struct settings *s)
 	meter.tare_kernel = soak_kernel_load(&a, &b, n);
 	if (s->debug > 1)
 		debug_per_cpu("tare", &a, &b);
-	drift = meter.idle_rate / meter.calibrated - 1;
+	drift = meter.idle_rate / meter.calibration.per_sec - 1;
 	if (s->debug)
 		fprintf(stderr, "zcc: tare: %.0f loops/sec, %.0f with all their CPUs "
 				"(%s %+.1f%%), kernel busy %.1f%%\n",
@@ -446,7 +447,7 @@ static void meter_tare(const struct settings *s)
 	if (fabs(drift) > TARE_DRIFT_WARN)
 		warnx("warning: the tare (%.0f loops/sec) is %+.1f%% off %s (%.0f): the "
 		      "calibration has drifted; the load is measured against the tare",
-		      meter.idle_rate, drift * 100, SOAK_COUNTS_FILE, meter.calibrated);
+		      meter.idle_rate, drift * 100, SOAK_COUNTS_FILE, meter.calibration.per_sec);
 	if (meter.tare_rate < TARE_BUSY_NOTE * meter.idle_rate)
 		warnx("note: the system was %.1f%% busy before the transfer; the load shown is "
 		      "what the transfer added", (1 - meter.tare_rate / meter.idle_rate) * 100);
@@ -458,7 +459,7 @@ static void meter_tare(const struct settings *s)
 static void meter_start(const struct settings *s)
 {
 	meter_open(s);
-	if (soak_read_counts(SOAK_COUNTS_FILE, meter.soak.n_cpus, &meter.calibrated,
+	if (soak_read_counts(SOAK_COUNTS_FILE, meter.soak.n_cpus, &meter.calibration,
 			     meter.soak.err, sizeof(meter.soak.err)) < 0)
 		errx(1, "%s", meter.soak.err);
 	/* Soakers die with zcc (PR_SET_PDEATHSIG); this reaps them on every exit() too. */
@@ -482,13 +483,19 @@ static void print_cpu_cost(uint64_t bytes)
 	const struct soak_sample *a = &meter.before, *b = &meter.after;
 	int n = meter.soak.n_cpus;
 	double run_rate = soak_rate(a, b, n), kernel = soak_kernel_load(a, b, n), load, cpu_us;
+	char why[160];
+	const char *below;
 
 	if (meter.tared) {
 		load = (meter.tare_rate - run_rate) / meter.idle_rate;
 		kernel -= meter.tare_kernel;
 	} else {
-		load = soak_load(run_rate, meter.calibrated);
+		load = soak_load(run_rate, meter.calibration.per_sec);
 	}
+	below = soak_below_zero(load, &meter.calibration, why, sizeof(why));
+	if (below)
+		snprintf(meter.note, sizeof(meter.note), "the load measured, %.1f%%, is %s",
+			 load * 100, below);
 	cpu_us = load * n * (b->ns - a->ns) / 1000.0;
 	printf(", cpu %.1f%%, %.3f us/KB", load * 100, bytes ? cpu_us / (bytes / 1024.0) : 0.0);
 	if (isnan(kernel))
@@ -567,6 +574,8 @@ int main(int argc, char **argv)
 	       timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime));
 	if (!meter_ok)
 		errx(1, "%s during the transfer: no load figure", meter.soak.err);
+	if (meter.note[0])
+		warnx("note: %s", meter.note);
 	close(snd.sock);
 	free(snd.buf);
 	free(files);

@@ -444,13 +444,45 @@ double soak_load(double measured_per_sec, double reference_per_sec)
 	return 1.0 - measured_per_sec / reference_per_sec;
 }
 
+const char *soak_below_zero(double load, const struct soak_counts *c, char *buf, size_t len)
+{
+	if (load >= 0)
+		return NULL;
+	if (isnan(c->spread))
+		snprintf(buf, len, "below 0: the meter's noise, or a calibration made on a busier "
+				   "system");
+	else if (-load <= c->spread)
+		snprintf(buf, len, "below 0, within the calibration's spread of %.1f points",
+			 c->spread * 100);
+	else
+		snprintf(buf, len, "below 0 by more than the calibration's spread of %.1f points: "
+				   "recalibrate on an idle system", c->spread * 100);
+	return buf;
+}
+
 #define RECALIBRATE "run 'cyclesoak -C' on an idle system"
 
-int soak_read_counts(const char *path, int n_cpus, double *per_sec, char *errbuf, size_t errlen)
+/* "spread P%" with nothing after it; -1 if the line is anything else. */
+static int parse_spread(const char *line, double *spread)
 {
-	char line1[64] = "", line2[64] = "", *end;
+	char *end;
+
+	if (strncmp(line, "spread ", 7) != 0 || !(line[7] >= '0' && line[7] <= '9'))
+		return -1;
+	errno = 0;
+	*spread = strtod(line + 7, &end) / 100;
+	if (errno || *end != '%' || (end[1] != '\n' && end[1] != '\0'))
+		return -1;
+	return 0;
+}
+
+int soak_read_counts(const char *path, int n_cpus, struct soak_counts *c, char *errbuf,
+		     size_t errlen)
+{
+	char line1[64] = "", line2[64] = "", line3[64] = "", *end;
 	unsigned long long rate;
 	long file_cpus;
+	double spread = NAN;
 	FILE *f = fopen(path, "r");
 
 	if (!f) {
@@ -464,6 +496,8 @@ int soak_read_counts(const char *path, int n_cpus, double *per_sec, char *errbuf
 	}
 	if (!fgets(line2, sizeof(line2), f))
 		line2[0] = '\0';
+	if (!fgets(line3, sizeof(line3), f))
+		line3[0] = '\0';
 	fclose(f);
 	errno = 0;
 	rate = strtoull(line1, &end, 10);
@@ -491,11 +525,17 @@ int soak_read_counts(const char *path, int n_cpus, double *per_sec, char *errbuf
 			return -1;
 		}
 	}
-	*per_sec = rate;
+	if (line3[0] != '\0' && parse_spread(line3, &spread) < 0) {
+		snprintf(errbuf, errlen, "%s: the third line is not 'spread P%%': %s", path,
+			 RECALIBRATE);
+		return -1;
+	}
+	c->per_sec = rate;
+	c->spread = spread;
 	return 0;
 }
 
-int soak_write_counts(const char *path, double per_sec, int n_cpus)
+int soak_write_counts(const char *path, const struct soak_counts *c, int n_cpus)
 {
 	char tmp[4096];
 	FILE *f;
@@ -504,7 +544,7 @@ int soak_write_counts(const char *path, double per_sec, int n_cpus)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "%.0f\ncpus %d\n", per_sec, n_cpus);
+	fprintf(f, "%.0f\ncpus %d\nspread %.2f%%\n", c->per_sec, n_cpus, c->spread * 100);
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		fclose(f);
 		unlink(tmp);
@@ -611,7 +651,7 @@ static int calibration_period(void *arg, const struct soak_sample *a, const stru
 int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *stop)
 {
 	struct calibration c = { .n_cpus = m->n_cpus, .min_share = 1 };
-	double median, spread;
+	struct soak_counts counts;
 	int rc;
 
 	if (soak_start(m) < 0)
@@ -623,21 +663,21 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 	if (*stop)
 		return 1;
 	qsort(c.rates, SOAK_CALIBRATION_PERIODS, sizeof(c.rates[0]), compare_doubles);
-	median = c.rates[SOAK_CALIBRATION_PERIODS / 2];
-	spread = (c.rates[SOAK_CALIBRATION_PERIODS - 1] - c.rates[0]) / median;
-	if (spread > SOAK_SPREAD_WARN)
+	counts.per_sec = c.rates[SOAK_CALIBRATION_PERIODS / 2];
+	counts.spread = (c.rates[SOAK_CALIBRATION_PERIODS - 1] - c.rates[0]) / counts.per_sec;
+	if (counts.spread > SOAK_SPREAD_WARN)
 		fprintf(stderr, "%s: warning: the calibration samples spread by %.1f%% (more than "
 				"%.0f%%): is the system idle?\n",
-			program_invocation_short_name, spread * 100, SOAK_SPREAD_WARN * 100);
+			program_invocation_short_name, counts.spread * 100, SOAK_SPREAD_WARN * 100);
 	if (c.min_share < SOAK_IDLE_SHARE_WARN)
 		fprintf(stderr, "%s: warning: a soaker had only %.1f%% of its CPU in a period: "
 				"other tasks were running\n",
 			program_invocation_short_name, c.min_share * 100);
-	if (soak_write_counts(SOAK_COUNTS_FILE, median, m->n_cpus) < 0) {
+	if (soak_write_counts(SOAK_COUNTS_FILE, &counts, m->n_cpus) < 0) {
 		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE,
 			 strerror(errno));
 		return -1;
 	}
-	printf("calibrated OK.  %.0f loops/sec\n", median);
+	printf("calibrated OK.  %.0f loops/sec\n", counts.per_sec);
 	return 0;
 }

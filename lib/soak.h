@@ -60,6 +60,12 @@ void soak_sample_free(struct soak_sample *smp);
 /* Read every soaker; -1 if one has died or been stopped, which spoils the count. */
 int soak_take(struct soak *m, struct soak_sample *smp);
 
+/* A calibration: the idle system's rate, and how far its samples spread. */
+struct soak_counts {
+	double per_sec;
+	double spread;	/* (max - min) / median of the samples; NAN if not known */
+};
+
 /* Steps a second between two samples: all CPUs, or one (index cpu_i). */
 double soak_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
 double soak_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
@@ -84,12 +90,21 @@ double soak_kernel_load(const struct soak_sample *a, const struct soak_sample *b
 double soak_load(double measured_per_sec, double reference_per_sec);
 
 /*
- * The calibration file: the total steps a second on its first line (the 2001
- * format) and "cpus N" on the second. Reading returns 0, or -1 with a message
- * in err that says what is wrong with the file.
+ * For a load below 0, what it means, in words, into buf: within the
+ * calibration's spread (noise), or beyond it (a calibration made on a busier
+ * system). NULL for a load of 0 or more.
  */
-int soak_read_counts(const char *path, int n_cpus, double *per_sec, char *err, size_t errlen);
-int soak_write_counts(const char *path, double per_sec, int n_cpus);
+const char *soak_below_zero(double load, const struct soak_counts *c, char *buf, size_t len);
+
+/*
+ * The calibration file: the total steps a second on its first line (the 2001
+ * format), "cpus N" on the second and "spread P%" on the third; a 2001 file
+ * has the first line only. Reading returns 0, or -1 with a message in err
+ * that says what is wrong with the file.
+ */
+int soak_read_counts(const char *path, int n_cpus, struct soak_counts *c, char *err,
+		     size_t errlen);
+int soak_write_counts(const char *path, const struct soak_counts *c, int n_cpus);
 
 /*
  * Call each(arg, a, b) for every period of period_ms, a and b being the samples

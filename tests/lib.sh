@@ -204,6 +204,14 @@ calibrate_here() {
 		fail "calibration failed: $(cat "$T/calibration")"
 }
 
+# counts_from OUTPUT CPUS: the counts_per_sec that calibration OUTPUT must
+# have written: the median of the last five samples, the CPU count, and how
+# far those samples spread, (max - min) / median, in percent.
+counts_from() {
+	grep '^calibrating:' "$1" | tail -n 5 | awk '{ print $2 }' | sort -n |
+		awk -v n="$2" '{ v[NR] = $1 } END { printf "%s\ncpus %s\nspread %.2f%%\n", v[3], n, 100 * (v[5] - v[1]) / v[3] }'
+}
+
 # start_cyclesoak ARGS...: cyclesoak ARGS in $T (so it reads $T/counts_per_sec),
 # stdout to $T/out and stderr to $T/err; sets CS_PID once a load line is out.
 start_cyclesoak() {

@@ -13,8 +13,7 @@ test_calibration_prints_each_period_and_writes_the_median() {
 	expect_eq "$(grep -c -E '^calibrating: [0-9]+ loops/sec$' "$T/calibration")" 7 "calibrating lines"
 	median=$(grep '^calibrating:' "$T/calibration" | tail -n 5 | awk '{ print $2 }' | sort -n | sed -n 3p)
 	expect_eq "$(tail -n 1 "$T/calibration")" "calibrated OK.  $median loops/sec"
-	expect_eq "$(cat "$T/counts_per_sec")" "$median
-cpus $n" "counts_per_sec"
+	expect_eq "$(cat "$T/counts_per_sec")" "$(counts_from "$T/calibration" "$n")" "counts_per_sec"
 	ls "$T" | grep -q 'counts_per_sec\.tmp' && fail "temporary file left behind"
 	return 0
 }
@@ -41,6 +40,8 @@ test_bad_counts_files_are_each_a_clear_error() {
 	counts_error '-5\n' "cyclesoak: ./counts_per_sec: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle system"
 	counts_error '1000000\nprocessors 2\n' "cyclesoak: ./counts_per_sec: the second line is not 'cpus N': run 'cyclesoak -C' on an idle system"
 	counts_error '1000000\ncpus 7\n' "cyclesoak: ./counts_per_sec was calibrated on 7 CPUs and this run uses 1: calibrate with 'cyclesoak -C -N 1' or measure with -N 7" "-N 1"
+	counts_error '1000000\ncpus 1\nspread 2\n' "cyclesoak: ./counts_per_sec: the third line is not 'spread P%': run 'cyclesoak -C' on an idle system" "-N 1"
+	counts_error '1000000\ncpus 1\nspread -1%\n' "cyclesoak: ./counts_per_sec: the third line is not 'spread P%': run 'cyclesoak -C' on an idle system" "-N 1"
 }
 
 test_a_2001_counts_file_without_cpus_line_is_read() {
@@ -71,6 +72,42 @@ test_B_appends_free_capacity_per_cpu() {
 	grep '^System load:' "$T/out" | grep -v -E "${LOAD_LINE} \|\| Free:( +-?[0-9]+\.[0-9]%\([0-9]+\)){$n}\$" &&
 		fail "bad -B line"
 	return 0
+}
+
+test_k_adds_the_kernel_view_of_each_period() {
+	calibrate_here
+	start_cyclesoak -k -m 200
+	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
+	kill -INT "$CS_PID"
+	wait "$CS_PID" || true
+	grep '^System load:' "$T/out" | grep -v -E "${LOAD_LINE}( \\(below 0[^)]*\\))?, kernel -?[0-9]+\\.[0-9]%\$" &&
+		fail "bad -k line"
+	(cd "$T" && "$ROOT/cyclesoak" -1 -k -m 200 >"$T/out" 2>/dev/null) || fail "-1 -k failed"
+	expect_match "$(cat "$T/out")" '^-?[0-9]+\.[0-9] -?[0-9]+\.[0-9]$'
+}
+
+# A calibration lower than the idle rate now gives loads below 0: each says
+# what it means, measured against the spread the calibration recorded.
+test_a_load_below_0_says_what_it_means() {
+	local rate n
+	n=$(allowed_cpus)
+	calibrate_here
+	rate=$(head -n 1 "$T/counts_per_sec")
+	printf '%s\ncpus %s\nspread 0.50%%\n' $((rate * 9 / 10)) "$n" >"$T/counts_per_sec"
+	start_cyclesoak -m 200
+	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
+	kill -INT "$CS_PID"
+	wait "$CS_PID" || true
+	# The first period takes in the soakers' start; the rest are the idle system.
+	grep '^System load:' "$T/out" | sed 1d | grep -v -E '^System load: *-[0-9.]+% \(below 0 by more than the calibration.s spread of 0\.5 points: recalibrate on an idle system\)$' &&
+		fail "bad line for a load far below 0"
+	printf '%s\ncpus %s\n' $((rate * 9 / 10)) "$n" >"$T/counts_per_sec"
+	(cd "$T" && "$ROOT/cyclesoak" -1 -m 200 >"$T/out" 2>"$T/err") || fail "-1 failed"
+	expect_match "$(cat "$T/out")" '^-[0-9]+\.[0-9]$'
+	expect_eq "$(cat "$T/err")" "cyclesoak: $(cat "$T/out")% is below 0: the meter's noise, or a calibration made on a busier system"
+	printf '%s\ncpus %s\nspread 50.00%%\n' $((rate * 9 / 10)) "$n" >"$T/counts_per_sec"
+	(cd "$T" && "$ROOT/cyclesoak" -1 -m 200 >"$T/out" 2>"$T/err") || fail "-1 failed"
+	expect_eq "$(cat "$T/err")" "cyclesoak: $(cat "$T/out")% is below 0, within the calibration's spread of 50.0 points"
 }
 
 test_one_shot_prints_only_the_number() {

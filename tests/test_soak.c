@@ -26,65 +26,92 @@ static void write_file(const char *text)
 	fclose(f);
 }
 
-static int read_counts(const char *text, int n_cpus, double *rate, char *why)
+static int read_counts(const char *text, int n_cpus, struct soak_counts *c, char *why)
 {
 	write_file(text);
-	return soak_read_counts(path, n_cpus, rate, why, 256);
+	return soak_read_counts(path, n_cpus, c, why, 256);
 }
 
-static void counts_round_trip_in_the_2001_format_plus_cpus(void)
+static void counts_round_trip_in_the_2001_format_plus_cpus_and_spread(void)
 {
-	double rate = 0;
+	struct soak_counts c = { .per_sec = 6084496.4, .spread = 0.0123 }, got = { 0 };
 	char why[256], text[64] = "";
 	FILE *f;
 
-	CHECK(soak_write_counts(path, 6084496.4, 2) == 0);
+	CHECK(soak_write_counts(path, &c, 2) == 0);
 	f = fopen(path, "r");
 	CHECK(f && fread(text, 1, sizeof(text) - 1, f) > 0);
 	fclose(f);
-	CHECK_STR(text, "6084496\ncpus 2\n");
-	CHECK(soak_read_counts(path, 2, &rate, why, sizeof(why)) == 0);
-	CHECK(rate == 6084496);
+	CHECK_STR(text, "6084496\ncpus 2\nspread 1.23%\n");
+	CHECK(soak_read_counts(path, 2, &got, why, sizeof(why)) == 0);
+	CHECK(got.per_sec == 6084496);
+	CHECK(got.spread > 0.01229 && got.spread < 0.01231);
 }
 
-static void a_one_line_file_is_accepted_for_any_cpu_count(void)
+static void a_file_without_spread_or_cpus_is_accepted(void)
 {
-	double rate = 0;
+	struct soak_counts c = { 0 };
 	char why[256];
 
-	CHECK(read_counts("1234567\n", 4, &rate, why) == 0 && rate == 1234567);
-	CHECK(read_counts("1234567", 1, &rate, why) == 0);
+	CHECK(read_counts("1234567\n", 4, &c, why) == 0 && c.per_sec == 1234567 && isnan(c.spread));
+	CHECK(read_counts("1234567", 1, &c, why) == 0);
+	CHECK(read_counts("1234567\ncpus 1\n", 1, &c, why) == 0 && isnan(c.spread));
 }
 
 static void each_bad_file_has_its_own_message(void)
 {
-	double rate = 42;
+	struct soak_counts c = { .per_sec = 42 };
 	char why[256], want[512];
 
-	CHECK(read_counts("", 1, &rate, why) == -1);
+	CHECK(read_counts("", 1, &c, why) == -1);
 	snprintf(want, sizeof(want), "%s is empty: run 'cyclesoak -C' on an idle system", path);
 	CHECK_STR(why, want);
-	CHECK(read_counts("0\ncpus 1\n", 1, &rate, why) == -1);
-	snprintf(want, sizeof(want), "%s: the calibrated rate is 0: run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("12 34\n", 1, &rate, why) == -1);
+	CHECK(read_counts("0\ncpus 1\n", 1, &c, why) == -1);
 	snprintf(want, sizeof(want),
-		 "%s: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle system", path);
+		 "%s: the calibrated rate is 0: run 'cyclesoak -C' on an idle system", path);
 	CHECK_STR(why, want);
-	CHECK(read_counts("99999999999999999999999\n", 1, &rate, why) == -1);
+	CHECK(read_counts("12 34\n", 1, &c, why) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle "
+		 "system", path);
 	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus two\n", 1, &rate, why) == -1);
-	snprintf(want, sizeof(want), "%s: the second line is not 'cpus N': run 'cyclesoak -C' on an idle system", path);
+	CHECK(read_counts("99999999999999999999999\n", 1, &c, why) == -1);
 	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus 1\n", 2, &rate, why) == -1);
+	CHECK(read_counts("100\ncpus two\n", 1, &c, why) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: the second line is not 'cpus N': run 'cyclesoak -C' on an idle system", path);
+	CHECK_STR(why, want);
+	CHECK(read_counts("100\ncpus 1\n", 2, &c, why) == -1);
 	snprintf(want, sizeof(want), "%s was calibrated on 1 CPU and this run uses 2: calibrate with "
 				     "'cyclesoak -C -N 2' or measure with -N 1", path);
 	CHECK_STR(why, want);
-	unlink(path);
-	CHECK(soak_read_counts(path, 1, &rate, why, sizeof(why)) == -1);
-	snprintf(want, sizeof(want), "%s: No such file or directory: run 'cyclesoak -C' on an idle system", path);
+	CHECK(read_counts("100\ncpus 1\nspread 1.2\n", 1, &c, why) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: the third line is not 'spread P%%': run 'cyclesoak -C' on an idle system", path);
 	CHECK_STR(why, want);
-	CHECK(rate == 42);
+	CHECK(read_counts("100\ncpus 1\nspread 1.2%x\n", 1, &c, why) == -1);
+	CHECK_STR(why, want);
+	unlink(path);
+	CHECK(soak_read_counts(path, 1, &c, why, sizeof(why)) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: No such file or directory: run 'cyclesoak -C' on an idle system", path);
+	CHECK_STR(why, want);
+	CHECK(c.per_sec == 42);
+}
+
+static void a_load_below_0_is_measured_against_the_spread(void)
+{
+	struct soak_counts c = { .per_sec = 1, .spread = 0.015 }, old = { .per_sec = 1, .spread = NAN };
+	char buf[160];
+
+	CHECK(soak_below_zero(0, &c, buf, sizeof(buf)) == NULL);
+	CHECK_STR(soak_below_zero(-0.01, &c, buf, sizeof(buf)),
+		  "below 0, within the calibration's spread of 1.5 points");
+	CHECK_STR(soak_below_zero(-0.02, &c, buf, sizeof(buf)),
+		  "below 0 by more than the calibration's spread of 1.5 points: recalibrate on an "
+		  "idle system");
+	CHECK_STR(soak_below_zero(-0.02, &old, buf, sizeof(buf)),
+		  "below 0: the meter's noise, or a calibration made on a busier system");
 }
 
 static void load_is_the_shortfall_from_calibration(void)
@@ -196,9 +223,10 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/counts_per_sec", dir);
-	RUN(counts_round_trip_in_the_2001_format_plus_cpus);
-	RUN(a_one_line_file_is_accepted_for_any_cpu_count);
+	RUN(counts_round_trip_in_the_2001_format_plus_cpus_and_spread);
+	RUN(a_file_without_spread_or_cpus_is_accepted);
 	RUN(each_bad_file_has_its_own_message);
+	RUN(a_load_below_0_is_measured_against_the_spread);
 	RUN(load_is_the_shortfall_from_calibration);
 	RUN(rates_are_per_second_between_samples);
 	RUN(kernel_load_is_proc_stat_busy_less_the_soakers);
