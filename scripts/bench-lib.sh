@@ -46,7 +46,7 @@ free_port() {
 start_zcs() {
 	local port=$1 out=$2
 	shift 2
-	echo "# $ROOT/zcs -p $port $*"
+	echo "# $ROOT/zcs -d -p $port -t 3600 $*"
 	"$ROOT/zcs" -d -p "$port" -t 3600 "$@" >"$out" 2>"$out.err" &
 	bench_pids+=($!)
 }

@@ -162,8 +162,8 @@ test_compare_defaults_prints_its_four_tables() {
 		"chunk size (send, 8 MiB file)|chunk size (write, 8 MiB file)|zcs -l (sendfile)|zcs -l (send)|" "table headings"
 	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $(NF - 2) }' | sed -n '1p;3p;5p;7p' | tr '\n' ' ')" \
 		"1.00x 1.00x 1.00x 1.00x " "first rows' ratios"
-	grep -q -x "# .*/zcs -p [0-9]* -b 1m" "$T/out" || fail "no zcs -b line"
-	grep -q -x "# .*/zcs -p [0-9]* -l 256k" "$T/out" || fail "no zcs -l line"
+	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -b 1m" "$T/out" || fail "no zcs -b line"
+	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -l 256k" "$T/out" || fail "no zcs -l line"
 	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m write -b 64k <file, 8 MiB>" "$T/out" || fail "no zcc line"
 	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m sendfile <60 files>" "$T/out" || fail "no sendfile line"
 	[ ! -s "$T/err" ] || fail "stderr: $(cat "$T/err")"
@@ -178,6 +178,20 @@ test_compare_defaults_rejects_bad_values() {
 	bash "$ROOT/scripts/compare-defaults" --lowats 0 --sizes 64k --rounds 1 --secs 1 --file-mb 1 >/dev/null 2>"$T/err" || rc=$?
 	expect_eq "$rc" 1
 	grep -q "^compare-defaults: zcs -l 0 did not start: zcs: -l '0': must be at least 1" "$T/err" || fail "$(cat "$T/err")"
+}
+
+# scripts/observer-effect, tiny: a row per configuration with throughput
+# alone and soaked, the change, and the interrupts per GB both ways.
+test_observer_effect_prints_a_row_per_configuration() {
+	local row='^(sendfile|send) (none|same) (256k|1) +\| +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[-+][0-9]+\.[0-9]% \| +[0-9]+ +[0-9]+ \| +[0-9]+ +[0-9]+$'
+	(cd "$T" && bash "$ROOT/scripts/observer-effect" --rounds 2 --loops 5 \
+		--configs "sendfile none 256k;send same 1") >"$T/out" 2>"$T/err" ||
+		fail "observer-effect failed: $(cat "$T/err")"
+	expect_eq "$(grep -c -E "$row" "$T/out")" 2 "rows: $(cat "$T/out")"
+	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $1, $2, $3 }' | tr '\n' '|')" "sendfile none 256k|send same 1|"
+	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -l 1 -B [0-9]*" "$T/out" || fail "no pinned zcs line: $(cat "$T/out")"
+	grep -q -x '# change: the median of the rounds. paired ratios; the rest: medians of 2 rounds' "$T/out" ||
+		fail "no closing line"
 }
 
 # bad_option MESSAGE ARGS...: zc-matrix exits 1 with that one line.
