@@ -30,6 +30,12 @@ test_c_appends_load_demand_kernel_view_and_own_cpu() {
 		fail "cyclesoak $load%, kernel $kernel%"
 	echo "$own" | awk -v s="$secs" '{ exit !($1 + $2 > 0 && $1 + $2 <= s * 1.1 + 0.05) }' ||
 		fail "zcc's own CPU ($own) against $secs s"
+	# zcs's child, one thread too, served the same connection.
+	wait_summaries 1
+	own=$(zcs_summaries | sed 's/.*, cpu \([0-9.]*\)u \([0-9.]*\)s$/\1 \2/')
+	secs=$(zcs_summaries | awk '{ print $5 }')
+	echo "$own" | awk -v s="$secs" '{ exit !($1 + $2 > 0 && $1 + $2 <= s * 1.1 + 0.05) }' ||
+		fail "zcs's CPU ($own) against $secs s"
 }
 
 test_T_is_checked() {
