@@ -61,14 +61,19 @@ test_load_lines_every_period() {
 	return 0
 }
 
+# three_load_lines ARGS...: cyclesoak ARGS, stopped once it has printed three load lines.
+three_load_lines() {
+	start_cyclesoak "$@"
+	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
+	kill -INT "$CS_PID"
+	wait "$CS_PID" || true
+}
+
 test_B_appends_free_capacity_per_cpu() {
 	local n
 	n=$(allowed_cpus)
 	calibrate_here
-	start_cyclesoak -B -m 100
-	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
-	kill -TERM "$CS_PID"
-	wait "$CS_PID" || true
+	three_load_lines -B -m 100
 	grep '^System load:' "$T/out" | grep -v -E "${LOAD_LINE} \|\| Free:( +-?[0-9]+\.[0-9]%\([0-9]+\)){$n}\$" &&
 		fail "bad -B line"
 	return 0
@@ -76,10 +81,7 @@ test_B_appends_free_capacity_per_cpu() {
 
 test_k_adds_the_kernel_view_of_each_period() {
 	calibrate_here
-	start_cyclesoak -k -m 200
-	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
-	kill -INT "$CS_PID"
-	wait "$CS_PID" || true
+	three_load_lines -k -m 200
 	grep '^System load:' "$T/out" | grep -v -E "${LOAD_LINE}( \\(below 0[^)]*\\))?, kernel -?[0-9]+\\.[0-9]%\$" &&
 		fail "bad -k line"
 	(cd "$T" && "$ROOT/cyclesoak" -1 -k -m 200 >"$T/out" 2>/dev/null) || fail "-1 -k failed"
@@ -94,10 +96,7 @@ test_a_load_below_0_says_what_it_means() {
 	calibrate_here
 	rate=$(head -n 1 "$T/counts_per_sec")
 	printf '%s\ncpus %s\nspread 0.50%%\n' $((rate * 9 / 10)) "$n" >"$T/counts_per_sec"
-	start_cyclesoak -m 200
-	wait_until 10 eval '[ "$(grep -c "^System load:" "$T/out")" -ge 3 ]' || fail "no load lines"
-	kill -INT "$CS_PID"
-	wait "$CS_PID" || true
+	three_load_lines -m 200
 	# The first period takes in the soakers' start; the rest are the idle system.
 	grep '^System load:' "$T/out" | sed 1d | grep -v -E '^System load: *-[0-9.]+% \(below 0 by more than the calibration.s spread of 0\.5 points: recalibrate on an idle system\)$' &&
 		fail "bad line for a load far below 0"
