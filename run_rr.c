@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	struct sched_param sp = { .sched_priority = max };
 	char *shell_argv[] = { NULL, "-i", NULL };
 	char **cmd;
-	int c;
+	int c, exec_errno;
 
 	/* "+": options end at the command, whose own options are its business. */
 	while ((c = getopt(argc, argv, "+:hp:")) != -1) {
@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 		cmd = shell_argv;
 	}
 	execvp(cmd[0], cmd);
+	/* Saved first: warn() sets errno too when it cannot write, as with stderr closed. */
+	exec_errno = errno;
 	warn("%s", cmd[0]);
-	return errno == ENOENT ? 127 : 126;
+	return exec_errno == ENOENT ? 127 : 126;
 }

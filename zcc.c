@@ -24,8 +24,8 @@
 #include "lib/soak.h"
 #include "lib/timing.h"
 
-/* How long zcs may take to close after the last byte before zcc gives up on it. */
-#define DRAIN_TIMEOUT_MS 60000
+/* -W: how long zcs may take, in all, to close after the last byte, by default. */
+#define DEFAULT_CLOSE_WAIT_SECS 60
 
 /* -T: how long the soakers run on the idle system before the transfer, by default. */
 #define DEFAULT_TARE_MS 1000
@@ -53,6 +53,7 @@ struct settings {
 	int cork;
 	int measure_cpu;
 	long tare_ms;
+	long close_wait_secs;
 	int calibrate;
 	int n_cpus; /* 0: every CPU in the affinity mask */
 	const char *server;
@@ -77,7 +78,7 @@ struct sender {
 void usage(FILE *to)
 {
 	fprintf(to, "usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
-		    "           [-N cpus] [-p port] [-m mode] [-T msecs] -s server file...\n");
+		    "           [-N cpus] [-p port] [-m mode] [-T msecs] [-W secs] -s server file...\n");
 }
 
 static enum mode parse_mode(const char *name)
@@ -96,8 +97,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	int opt_S = 0, opt_w = 0, opt_T = 0, c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
-				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS };
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:s:ST:w")) != -1) {
+				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
+				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:s:ST:wW:")) != -1) {
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -121,7 +123,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			usage(stdout);
 			exit(0);
 		case 'i':
-			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
+			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'k':
 			s->cork = 1;
@@ -134,12 +136,14 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->loops = opt_long(c, optarg, 1, UINT32_MAX);
 			break;
 		case 'o':
-			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
+			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'p':
 			s->port = opt_long(c, optarg, 1, 65535);
 			break;
 		case 's':
+			if (*optarg == '\0')
+				opt_fail(c, optarg, opt_status_text(OPT_EMPTY));
 			s->server = optarg;
 			break;
 		case 'S':
@@ -151,6 +155,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'w':
 			opt_w = 1;
+			break;
+		case 'W':
+			s->close_wait_secs = opt_long(c, optarg, 1, 3600);
 			break;
 		default:
 			opt_fail_getopt(c, optopt);
@@ -177,7 +184,17 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	s->n_paths = argc - optind;
 }
 
-/* Keep the readable regular files, warning about the rest; refuse any of 4 GiB or more. */
+/*
+ * The files' open flags: a FIFO or a device must never block zcc or change
+ * state by being opened, should one take a regular file's place.
+ */
+#define FILE_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY)
+
+/*
+ * Keep the readable regular files, warning about the rest; refuse any of 4 GiB
+ * or more. The type is checked before the file is opened: opening a FIFO
+ * blocks until a writer comes, and opening a device can act on it.
+ */
 static size_t scan_files(const struct settings *s, struct file_entry *files)
 {
 	size_t n = 0;
@@ -185,19 +202,22 @@ static size_t scan_files(const struct settings *s, struct file_entry *files)
 	for (int i = 0; i < s->n_paths; i++) {
 		const char *path = s->paths[i];
 		struct stat st;
-		int fd = open(path, O_RDONLY);
+		int fd;
 
-		if (fd < 0) {
+		if (stat(path, &st) < 0) {
 			warn("skipping %s", path);
 			continue;
 		}
-		if (fstat(fd, &st) < 0)
-			err(1, "fstat %s", path);
-		close(fd);
 		if (!S_ISREG(st.st_mode)) {
 			warnx("skipping %s: not a regular file", path);
 			continue;
 		}
+		fd = open(path, FILE_OPEN_FLAGS);
+		if (fd < 0) {
+			warn("skipping %s", path);
+			continue;
+		}
+		close(fd);
 		if ((uint64_t)st.st_size > UINT32_MAX)
 			errx(1, "%s: %lld bytes is too large: the protocol's lengths stop below 4 GiB",
 			     path, (long long)st.st_size);
@@ -209,6 +229,9 @@ static size_t scan_files(const struct settings *s, struct file_entry *files)
 /* A failed write to the socket ends the run, saying how far it got. */
 static void __attribute__((noreturn)) die_sending(const struct sender *snd, const char *what)
 {
+	/* A socket the peer reset before shutdown() is no longer connected: the same reset. */
+	if (errno == ENOTCONN)
+		errno = ECONNRESET;
 	if (errno == EPIPE || errno == ECONNRESET)
 		errx(1, "connection %s after %llu bytes: %s",
 		     errno == ECONNRESET ? "reset" : "closed", (unsigned long long)snd->sent,
@@ -278,12 +301,14 @@ static void send_file(struct sender *snd, const struct file_entry *f)
 {
 	struct file_entry now = *f;
 	struct stat st;
-	int fd = open(f->path, O_RDONLY);
+	int fd = open(f->path, FILE_OPEN_FLAGS);
 
 	if (fd < 0)
 		err(1, "open %s", f->path);
 	if (fstat(fd, &st) < 0)
 		err(1, "fstat %s", f->path);
+	if (!S_ISREG(st.st_mode))
+		errx(1, "%s: no longer a regular file", f->path);
 	if ((uint64_t)st.st_size > UINT32_MAX)
 		errx(1, "%s: grew to %lld bytes, too large for the protocol", f->path,
 		     (long long)st.st_size);
@@ -303,29 +328,36 @@ static void send_file(struct sender *snd, const struct file_entry *f)
 
 /*
  * Half-close and wait for zcs to close too, so the time counts until the
- * receiver has read the last byte rather than until it left this host's buffers.
+ * receiver has read the last byte rather than until it left this host's
+ * buffers. The wait has one deadline, whatever the peer sends meanwhile;
+ * returns 0 if zcs closed in time, 1 if it did not.
  */
-static void finish(struct sender *snd)
+static int await_close(struct sender *snd, long wait_secs)
 {
 	struct pollfd pfd = { .fd = snd->sock, .events = POLLIN };
+	uint64_t deadline;
 	char sink[256];
 
 	if (shutdown(snd->sock, SHUT_WR) < 0)
 		die_sending(snd, "shutdown");
+	deadline = timing_now_ns() + wait_secs * NSEC_PER_SEC;
 	for (;;) {
-		int rc = poll(&pfd, 1, DRAIN_TIMEOUT_MS);
+		uint64_t now = timing_now_ns();
+		int rc;
 		ssize_t n;
 
+		if (now >= deadline)
+			return 1;
+		rc = poll(&pfd, 1, (deadline - now + 999999) / 1000000);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0)
 			err(1, "poll");
 		if (rc == 0)
-			errx(1, "zcs did not close the connection within %d s of the last byte",
-			     DRAIN_TIMEOUT_MS / 1000);
+			continue;
 		n = read(snd->sock, sink, sizeof(sink));
 		if (n == 0)
-			return;
+			return 0;
 		if (n < 0 && errno != EINTR)
 			die_sending(snd, "read");
 	}
@@ -344,7 +376,6 @@ static void send_all_loops(struct sender *snd, const struct settings *s,
 			send_file(snd, &files[i]);
 		}
 	}
-	finish(snd);
 }
 
 /*
@@ -517,7 +548,7 @@ int main(int argc, char **argv)
 	struct rusage ru0, ru1;
 	size_t n_files;
 	uint64_t start, ns;
-	int meter_ok = 1;
+	int meter_ok = 1, unconfirmed;
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -560,6 +591,9 @@ int main(int argc, char **argv)
 	start = timing_now_ns();
 	send_all_loops(&snd, &s, files, n_files);
 	ns = timing_now_ns() - start;
+	unconfirmed = await_close(&snd, s.close_wait_secs);
+	if (!unconfirmed)
+		ns = timing_now_ns() - start;
 	getrusage(RUSAGE_SELF, &ru1);
 	if (s.measure_cpu)
 		meter_ok = soak_take(&meter.soak, &meter.after) == 0;
@@ -572,6 +606,9 @@ int main(int argc, char **argv)
 		print_cpu_cost(snd.sent);
 	printf(", cpu %.2fu %.2fs\n", timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
 	       timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime));
+	if (unconfirmed)
+		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
+			"above runs to the last byte sent, unconfirmed", s.close_wait_secs);
 	if (!meter_ok)
 		errx(1, "%s during the transfer: no load figure", meter.soak.err);
 	if (meter.note[0])

@@ -48,6 +48,8 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	while ((c = getopt(argc, argv, ":a:b:B:dhi:l:o:p:t:")) != -1) {
 		switch (c) {
 		case 'a':
+			if (*optarg == '\0')
+				opt_fail(c, optarg, opt_status_text(OPT_EMPTY));
 			s->addr = optarg;
 			break;
 		case 'b':
@@ -63,13 +65,13 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			usage(stdout);
 			exit(0);
 		case 'i':
-			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
+			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'l':
 			s->rcvlowat = opt_size(c, optarg, 1, 1L << 30);
 			break;
 		case 'o':
-			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, 1L << 30);
+			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'p':
 			s->port = opt_long(c, optarg, 1, 65535);
@@ -121,6 +123,11 @@ static int serve(int fd, const struct settings *s, const char *peer)
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
 		n = read(fd, buf, s->bufsize);
+		/* Count first: a read the tick cut short returns what had arrived by then. */
+		if (n > 0) {
+			bytes += n;
+			proto_rx_feed(&rx, buf, n);
+		}
 		if (tick) {
 			uint64_t now = timing_now_ns();
 
@@ -130,11 +137,8 @@ static int serve(int fd, const struct settings *s, const char *peer)
 			last = now;
 			bytes_at_last = bytes;
 		}
-		if (n > 0) {
-			bytes += n;
-			proto_rx_feed(&rx, buf, n);
+		if (n > 0)
 			continue;
-		}
 		if (n == 0)
 			break;
 		if (errno == EINTR)
@@ -161,8 +165,40 @@ static void reap_children(int sig)
 	errno = saved;
 }
 
+/*
+ * accept() errors a server outlives: no descriptor or memory to spare for now
+ * (Linux reserves the descriptor before it waits, so these come even with
+ * nobody connecting), or a connection that failed while it was queued, which
+ * accept(2) says to treat as EAGAIN.
+ */
+static int accept_error_passes(int e)
+{
+	switch (e) {
+	case EMFILE:
+	case ENFILE:
+	case ENOBUFS:
+	case ENOMEM:
+	case ENETDOWN:
+	case EPROTO:
+	case ENOPROTOOPT:
+	case EHOSTDOWN:
+	case ENONET:
+	case EHOSTUNREACH:
+	case EOPNOTSUPP:
+	case ENETUNREACH:
+	case ETIMEDOUT:
+		return 1;
+	}
+	return 0;
+}
+
+/* How long to wait after an accept() error that passes, before trying again. */
+#define ACCEPT_RETRY_US 100000
+
 static void accept_forever(int lfd, const struct settings *s)
 {
+	int last_error = 0;
+
 	struct sigaction sa = { .sa_handler = reap_children, .sa_flags = SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
@@ -178,8 +214,16 @@ static void accept_forever(int lfd, const struct settings *s)
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			err(1, "accept");
+			if (!accept_error_passes(errno))
+				err(1, "accept");
+			/* Said once for a run of the same error, not ten times a second. */
+			if (errno != last_error)
+				warnx("accept: %s (waiting, and trying again)", strerror(errno));
+			last_error = errno;
+			usleep(ACCEPT_RETRY_US);
+			continue;
 		}
+		last_error = 0;
 		net_addr_text((struct sockaddr *)&ss, len, peer, sizeof(peer));
 		if (s->debug)
 			fprintf(stderr, "zcs: connection from %s\n", peer);

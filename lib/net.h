@@ -2,6 +2,7 @@
 #ifndef ZC_NET_H
 #define ZC_NET_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -25,6 +26,12 @@
  * (README.zc, "Chunk size and wake-ups").
  */
 #define NET_DEFAULT_RCVLOWAT (256 * 1024)
+
+/*
+ * The largest -i and -o: Linux caps a SO_RCVBUF or SO_SNDBUF request at
+ * INT_MAX / 2 before doubling it, so a larger size could never be granted.
+ */
+#define NET_MAX_BUFSIZE (INT_MAX / 2)
 
 /* Socket buffer sizes asked for with -i and -o; 0 leaves the kernel's autotuning alone. */
 struct net_bufsizes {

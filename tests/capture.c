@@ -4,11 +4,14 @@
  * writes every byte it receives to a file, so a test can compare the stream a
  * zcc sent with one it built itself.
  *
- * usage: capture [-6] [-c bytes] [-r rcvbuf] [-s usecs] outfile
+ * usage: capture [-6z] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile
  *   -6        listen on ::1 instead of 127.0.0.1
  *   -c bytes  close the connection (with unread data: a reset) after this many bytes
+ *   -H msecs  at the end of the stream, do not close: hold the connection open
+ *             until killed, sending one byte back every msecs (0: none)
  *   -r rcvbuf set SO_RCVBUF before listening
  *   -s usecs  sleep this long between 16 KiB reads, to make the sender wait
+ *   -z        close with a reset (SO_LINGER 0) even when every byte was read
  */
 #include <arpa/inet.h>
 #include <err.h>
@@ -25,11 +28,11 @@ int main(int argc, char **argv)
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	long close_after = -1, total = 0;
-	int ipv6 = 0, rcvbuf = 0, sleep_us = 0, c, lfd, fd, out;
+	long close_after = -1, total = 0, hold_ms = -1;
+	int ipv6 = 0, rcvbuf = 0, sleep_us = 0, reset = 0, c, lfd, fd, out;
 	char buf[16384];
 
-	while ((c = getopt(argc, argv, "6c:r:s:")) != -1) {
+	while ((c = getopt(argc, argv, "6c:H:r:s:z")) != -1) {
 		switch (c) {
 		case '6':
 			ipv6 = 1;
@@ -40,15 +43,21 @@ int main(int argc, char **argv)
 		case 'r':
 			rcvbuf = atoi(optarg);
 			break;
+		case 'H':
+			hold_ms = atol(optarg);
+			break;
 		case 's':
 			sleep_us = atoi(optarg);
+			break;
+		case 'z':
+			reset = 1;
 			break;
 		default:
 			return 2;
 		}
 	}
 	if (optind + 1 != argc)
-		errx(2, "usage: capture [-6] [-c bytes] [-r rcvbuf] [-s usecs] outfile");
+		errx(2, "usage: capture [-6z] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile");
 	out = open(argv[optind], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0)
 		err(1, "%s", argv[optind]);
@@ -88,8 +97,23 @@ int main(int argc, char **argv)
 		if (sleep_us)
 			usleep(sleep_us);
 	}
+	close(out);
+	while (hold_ms >= 0) {
+		if (hold_ms == 0) {
+			pause();
+			continue;
+		}
+		usleep(hold_ms * 1000);
+		if (write(fd, "x", 1) != 1)
+			err(1, "write");
+	}
+	if (reset) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0)
+			err(1, "SO_LINGER");
+	}
 	/* With bytes left unread, the kernel answers this close with a reset, as for a killed zcs. */
 	close(fd);
-	close(out);
 	return 0;
 }

@@ -40,7 +40,7 @@ test_zcs_rejects_bad_option_values() {
 	usage_error zcs "zcs: -p '70000': must be at most 65535" -p 70000
 	usage_error zcs "zcs: -b '0': must be at least 1" -b 0
 	usage_error zcs "zcs: -B 'x': not a number" -B x
-	usage_error zcs "zcs: -i '2048m': must be at most 1073741824" -i 2048m
+	usage_error zcs "zcs: -i '2048m': must be at most 1073741823" -i 2048m
 	usage_error zcs "zcs: -l '0': must be at least 1" -l 0
 	usage_error zcs "zcs: -l '1q': trailing characters after the number" -l 1q
 	usage_error zcs "zcs: unknown option -q" -q

@@ -1,0 +1,174 @@
+#!/bin/bash
+# Defects an audit and a fuzz found, each held to what the manual promises:
+# no hang on a FIFO, calibration files read in full, interval lines that count
+# what was read, one deadline for zcs's close, exit codes that survive a
+# closed stderr, a reset named as a reset, buffer sizes the kernel can grant,
+# a server that outlives running out of descriptors, a calibration written
+# without following links, and no empty host.
+. "$(dirname "$0")/lib.sh"
+
+# Under strace, LeakSanitizer (SANITIZE=1) cannot run: it needs ptrace itself.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+
+test_zcc_skips_a_fifo_or_a_device_without_opening_it() {
+	local rc=0
+	make_files "$T/f"
+	mkfifo "$T/fifo"
+	start_zcs
+	timeout 10 "$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/fifo" /dev/null "$T/f/350k" >"$T/out" 2>"$T/err" ||
+		rc=$?
+	expect_eq "$rc" 0 "exit code (124: zcc hung)"
+	expect_eq "$(cat "$T/err")" "zcc: skipping $T/fifo: not a regular file
+zcc: skipping /dev/null: not a regular file"
+	expect_eq "$(awk '{ print $2 }' "$T/out")" "$(stream_bytes 1 "$T/f/350k")" "bytes sent"
+	command -v strace >/dev/null || skip "strace is not installed (the FIFO part passed)"
+	strace -f -e trace=open,openat -o "$T/trace" "$ROOT/zcc" -s 127.0.0.1 -p "$PORT" \
+		/dev/null "$T/f/one" >/dev/null 2>&1 || fail "zcc under strace failed"
+	! grep -q '"/dev/null"' "$T/trace" || fail "zcc opened the device: $(grep /dev/null "$T/trace")"
+}
+
+# counts_refused CONTENT MESSAGE: cyclesoak -N 1 refuses that counts_per_sec.
+counts_refused() {
+	local rc=0
+	printf '%b' "$1" >"$T/counts_per_sec"
+	(cd "$T" && "$ROOT/cyclesoak" -N 1 -1 -m 100 >"$T/out" 2>"$T/err") || rc=$?
+	expect_eq "$rc" 1 "exit code for '$1'"
+	expect_eq "$(cat "$T/err")" "cyclesoak: ./counts_per_sec: $2: run 'cyclesoak -C' on an idle system"
+}
+
+test_a_corrupt_counts_file_is_refused_line_by_line() {
+	local first="the first line is not a count of loops/sec" second="the second line is not 'cpus N'"
+	counts_refused ' -5\ncpus 1\n' "$first"
+	counts_refused '-5\ncpus 1\n' "$first"
+	counts_refused '+5\ncpus 1\n' "$first"
+	counts_refused ' 5\ncpus 1\n' "$first"
+	counts_refused '5 \ncpus 1\n' "$first"
+	counts_refused '18446744073709551616\ncpus 1\n' "$first"
+	counts_refused "$(printf '%0100d' 5)\ncpus 1\n" "$first"
+	counts_refused '5000000\ncpus 1abc\n' "$second"
+	counts_refused '5000000\ncpus  1\n' "$second"
+	counts_refused '5000000\ncpus -1\n' "$second"
+	counts_refused '5000000\ncpus 99999999999999999999\n' "$second"
+	counts_refused '5000000\ncpus 1\nspread 1.00%\nmore\n' "it has more than three lines"
+}
+
+# A sender trickling 100 KiB in the first second, below zcs's 256 KiB
+# SO_RCVLOWAT: the first interval line counts them, it does not lag a period.
+test_zcs_first_interval_line_counts_what_arrived_in_it() {
+	start_zcs -t 1
+	exec 5<>"/dev/tcp/127.0.0.1/$PORT"
+	{ u32be 1; u32be 1; u32be 204800; head -c 102400 /dev/zero; } >&5
+	wait_until 5 grep -q 'kbytes/sec' "$T/zcs.out" || fail "no interval line"
+	head -c 102400 /dev/zero >&5
+	exec 5>&-
+	wait_summaries 1
+	expect_match "$(head -n 1 "$T/zcs.out")" '^(9[5-9]|100) kbytes/sec$' "first interval line"
+}
+
+# A receiver that reads everything but never closes, and one that trickles a
+# byte back every half second: zcc waits -W seconds in all, prints its summary
+# (every byte was sent) and says the receiver did not confirm.
+check_unconfirmed_end() {
+	local rc=0 start
+	make_files "$T/f"
+	"$HELPERS/capture" -H "$1" "$T/captured" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	start=$SECONDS
+	"$ROOT/zcc" -W 2 -s 127.0.0.1 -p "$(cat "$T/port")" "$T/f/350k" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	[ $((SECONDS - start)) -le 5 ] || fail "zcc waited $((SECONDS - start)) s"
+	expect_match "$(cat "$T/out")" "^sent $(stream_bytes 1 "$T/f/350k") bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile$CPU_TIMES\$"
+	expect_eq "$(cat "$T/err")" "zcc: zcs did not close the connection within 2 s of the last byte: the time above runs to the last byte sent, unconfirmed"
+}
+
+test_zcc_gives_up_on_a_receiver_that_never_closes() {
+	check_unconfirmed_end 0
+}
+
+test_zcc_gives_up_on_a_receiver_that_trickles_and_never_closes() {
+	check_unconfirmed_end 500
+}
+
+test_W_is_checked() {
+	usage_error zcc "zcc: -W '0': must be at least 1" -W 0 -s localhost /etc/hostname
+	usage_error zcc "zcc: -W '3601': must be at most 3600" -W 3601 -s localhost /etc/hostname
+}
+
+test_run_rr_exits_127_for_a_missing_command_with_stderr_closed() {
+	local rc=0
+	[ "$(id -u)" = 0 ] || skip "needs root (SCHED_RR)"
+	"$ROOT/run_rr" /nonexistent/command 2>&- || rc=$?
+	expect_eq "$rc" 127 "exit code"
+}
+
+# The receiver reads every byte and resets the connection while zcc, held in
+# shutdown() by strace for 0.3 s, has not yet said it is done.
+test_a_reset_before_shutdown_is_reported_as_a_reset() {
+	local want rc=0
+	command -v strace >/dev/null || skip "strace is not installed"
+	make_files "$T/f"
+	want=$(stream_bytes 1 "$T/f/one")
+	"$HELPERS/capture" -z -c "$want" "$T/captured" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	strace -o /dev/null -e inject=shutdown:delay_enter=300000 \
+		"$ROOT/zcc" -s 127.0.0.1 -p "$(cat "$T/port")" "$T/f/one" >"$T/out" 2>"$T/err" || rc=$?
+	grep -q 'inject' "$T/err" && skip "this strace cannot delay a system call"
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zcc: connection reset after $want bytes: Connection reset by peer"
+}
+
+# Linux caps SO_RCVBUF and SO_SNDBUF at INT_MAX / 2 before doubling them, so
+# a larger size could never be granted: it is a usage error.
+test_buffer_sizes_stop_where_the_kernel_does() {
+	usage_error zcc "zcc: -i '1024m': must be at most 1073741823" -i 1024m -s localhost /etc/hostname
+	usage_error zcc "zcc: -o '1024m': must be at most 1073741823" -o 1024m -s localhost /etc/hostname
+	usage_error zcs "zcs: -i '1024m': must be at most 1073741823" -i 1024m
+	usage_error zcs "zcs: -o '1073741824': must be at most 1073741823" -o 1073741824
+}
+
+# zcs out of file descriptors (a soft RLIMIT_NOFILE of 4: its listening socket is the
+# last) warns and goes on; given more, it serves the connection that waited.
+test_zcs_outlives_running_out_of_descriptors() {
+	local zcc rc=0
+	command -v prlimit >/dev/null || skip "prlimit is not installed"
+	make_files "$T/f"
+	PORT=$(free_port)
+	(exec >"$T/zcs.out" 2>"$T/zcs.err" && ulimit -S -n 4 && exec "$ROOT/zcs" -p "$PORT") &
+	ZCS_PID=$!
+	started "$ZCS_PID"
+	wait_until 5 eval '[ -n "$(ss -Htln "sport = :$PORT")" ]' || fail "zcs did not start: $(cat "$T/zcs.err")"
+	"$ROOT/zcc" -W 20 -s 127.0.0.1 -p "$PORT" "$T/f/350k" >"$T/out" 2>"$T/err" &
+	zcc=$!
+	started "$zcc"
+	wait_until 5 grep -q 'accept' "$T/zcs.err" || fail "zcs said nothing"
+	sleep 0.5
+	kill -0 "$ZCS_PID" 2>/dev/null || fail "zcs died: $(cat "$T/zcs.err")"
+	expect_eq "$(head -n 1 "$T/zcs.err")" "zcs: accept: Too many open files (waiting, and trying again)"
+	prlimit --pid "$ZCS_PID" --nofile=64 || fail "prlimit failed"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 0 "zcc's exit code: $(cat "$T/err")"
+	wait_summaries 1
+	expect_eq "$(zcs_summaries | awk '{ print $2 }')" "$(stream_bytes 1 "$T/f/350k")" "bytes zcs received"
+}
+
+# The calibration is written to a temporary file created afresh (O_EXCL: a
+# link planted in its place is not followed), readable by all, then renamed.
+test_calibration_writes_a_fresh_temporary_file() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	(cd "$T" && umask 022 && strace -f -e trace=openat -o "$T/trace" "$ROOT/cyclesoak" -C -m 50 >/dev/null 2>&1) ||
+		fail "calibration failed"
+	grep 'counts_per_sec' "$T/trace" | grep -q 'O_CREAT' || fail "no temporary file: $(grep counts "$T/trace")"
+	grep 'counts_per_sec' "$T/trace" | grep 'O_CREAT' | grep -v -q 'O_EXCL' &&
+		fail "created without O_EXCL: $(grep counts_per_sec "$T/trace")"
+	expect_eq "$(stat -c %a "$T/counts_per_sec")" 644 "mode"
+	expect_eq "$(ls "$T" | grep -c '^counts_per_sec')" 1 "files left"
+}
+
+test_an_empty_host_or_address_is_a_usage_error() {
+	usage_error zcc "zcc: -s '': empty value" -s '' /etc/hostname
+	usage_error zcs "zcs: -a '': empty value" -a ''
+}
+
+run_tests "$@"
