@@ -23,7 +23,15 @@ TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)
 
-.PHONY: all check bench install clean FORCE
+# Coverage-guided fuzzing of the stream decoder and the option parser, with
+# clang's libFuzzer: `make fuzz FUZZ_SECS=N` runs each target N seconds over a
+# corpus kept in $(BUILD)/fuzz, seeded from tests/fuzz-corpus.
+FUZZ_CC ?= clang
+FUZZ_SECS ?= 60
+FUZZ_TARGETS = proto opt
+FUZZ_FLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
+
+.PHONY: all check bench fuzz install clean FORCE
 .SECONDARY:
 
 all: $(PROGS)
@@ -49,6 +57,18 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
 
 check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
 	@bash tests/run.sh $(UNIT_TESTS)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz_%.c lib/%.c lib/%.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_$*.c lib/$*.c
+
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$t && \
+		echo "fuzz_$$t: $(FUZZ_SECS) s" && \
+		(cd $(BUILD)/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_SECS) -print_final_stats=1 \
+			corpus-$$t $(CURDIR)/tests/fuzz-corpus/$$t) || exit 1; \
+	done
 
 # The results table on loopback; BENCH_ARGS passes options to scripts/zc-matrix.
 bench: $(PROGS)
