@@ -23,9 +23,18 @@
 #include "lib/proto.h"
 #include "lib/soak.h"
 #include "lib/timing.h"
+#include "lib/uring.h"
 
 /* -W: how long zcs may take, in all, to close after the last byte, by default. */
 #define DEFAULT_CLOSE_WAIT_SECS 60
+
+/*
+ * -q: chunks in flight in the queued modes, each in a buffer of its own.
+ * Four 1 MiB buffers stay within the usual 8 MiB RLIMIT_MEMLOCK that io_uring's
+ * registered buffers count against.
+ */
+#define DEFAULT_DEPTH 4
+#define MAX_DEPTH 64
 
 /* -T: how long the soakers run on the idle system before the transfer, by default. */
 #define DEFAULT_TARE_MS 1000
@@ -34,12 +43,21 @@
 /* Below this share of their CPUs in the tare, the system was not idle. */
 #define TARE_BUSY_NOTE 0.98
 
-enum mode { MODE_SENDFILE, MODE_SEND, MODE_WRITE };
+struct sender;
+struct file_entry;
 
-static const char *const mode_names[] = {
-	[MODE_SENDFILE] = "sendfile",
-	[MODE_SEND] = "send",
-	[MODE_WRITE] = "write",
+/*
+ * A way of sending: set-up before connecting, what to do with the socket
+ * once connected, one file's data, and what to wait for after the last file.
+ */
+struct send_mode {
+	const char *name;
+	void (*setup)(struct sender *snd);
+	void (*connected)(struct sender *snd);
+	void (*send_file)(struct sender *snd, int fd, const struct file_entry *f);
+	void (*finish)(struct sender *snd);
+	int queued;		/* -q sets how many chunks are in flight */
+	int counts_copies;	/* the kernel says which sends it copied after all */
 };
 
 struct settings {
@@ -49,7 +67,8 @@ struct settings {
 	struct net_bufsizes bufs;
 	long loops;
 	int port;
-	enum mode mode;
+	const struct send_mode *mode;
+	long depth;
 	int cork;
 	int measure_cpu;
 	long tare_ms;
@@ -66,40 +85,54 @@ struct file_entry {
 	uint64_t size;
 };
 
-/* The connection and what has gone down it so far. */
+/* The connection, what has gone down it so far, and the mode's own state. */
 struct sender {
 	int sock;
-	enum mode mode;
+	const struct send_mode *mode;
+	enum proto_io io;	/* how the headers (and write's and send's data) go */
+	long wait_secs;		/* -W: the longest wait for the kernel or the peer */
 	uint64_t sent;
-	char *buf;
+	char **bufs;		/* depth buffers of bufsize bytes */
 	size_t bufsize;
+	unsigned depth;
+	int pipe[2];		/* splice */
+	struct zc_slot *slots;	/* zerocopy: what each buffer waits for */
+	unsigned next_slot;	/* zerocopy: the buffer the next chunk goes in */
+	uint32_t next_id;	/* zerocopy: the id the next MSG_ZEROCOPY send gets */
+	struct uring ring;	/* uring, uring-zc */
+	uint64_t zc_sends, zc_copied;	/* sends the kernel completed, and copied */
 };
 
 void usage(FILE *to)
 {
 	fprintf(to, "usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
-		    "           [-N cpus] [-p port] [-m mode] [-T msecs] [-W secs] -s server file...\n");
+		    "           [-N cpus] [-p port] [-m mode] [-q depth] [-T msecs] [-W secs]\n"
+		    "           -s server file...\n");
 }
 
-static enum mode parse_mode(const char *name)
+/* Defined with the send routines below. */
+#define N_SEND_MODES 7
+static const struct send_mode send_modes[N_SEND_MODES];
+
+static const struct send_mode *find_mode(const char *name)
 {
-	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
-		if (strcmp(name, mode_names[i]) == 0)
-			return i;
-	if (strcmp(name, "splice") == 0 || strcmp(name, "zerocopy") == 0)
-		opt_fail('m', name, "not supported yet");
-	opt_fail('m', name, "unknown mode (sendfile, send or write)");
+	for (size_t i = 0; i < N_SEND_MODES; i++)
+		if (strcmp(name, send_modes[i].name) == 0)
+			return &send_modes[i];
+	opt_fail('m', name,
+		 "unknown mode (sendfile, send, write, splice, zerocopy, uring or uring-zc)");
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	const char *mode_arg = NULL;
-	int opt_S = 0, opt_w = 0, opt_T = 0, c;
+	int opt_S = 0, opt_w = 0, opt_T = 0, opt_q = 0, c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
+				.mode = &send_modes[0], .depth = DEFAULT_DEPTH,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:s:ST:wW:")) != -1) {
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:q:s:ST:wW:")) != -1) {
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -130,7 +163,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'm':
 			mode_arg = optarg;
-			s->mode = parse_mode(optarg);
+			s->mode = find_mode(optarg);
 			break;
 		case 'n':
 			s->loops = opt_long(c, optarg, 1, UINT32_MAX);
@@ -140,6 +173,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'p':
 			s->port = opt_long(c, optarg, 1, 65535);
+			break;
+		case 'q':
+			opt_q = 1;
+			s->depth = opt_long(c, optarg, 1, MAX_DEPTH);
 			break;
 		case 's':
 			if (*optarg == '\0')
@@ -168,12 +205,15 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	if (opt_T && !s->measure_cpu)
 		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
 	if (opt_S) {
-		enum mode m = opt_w ? MODE_WRITE : MODE_SEND;
+		const struct send_mode *m = find_mode(opt_w ? "write" : "send");
 
 		if (mode_arg && s->mode != m)
 			opt_failx("-m %s conflicts with -S%s", mode_arg, opt_w ? " -w" : "");
 		s->mode = m;
 	}
+	if (opt_q && !s->mode->queued)
+		opt_failx("-q needs -m zerocopy, uring or uring-zc (mode %s sends one chunk at a time)",
+			  s->mode->name);
 	if (s->calibrate)
 		return;
 	if (!s->server)
@@ -239,15 +279,20 @@ static void __attribute__((noreturn)) die_sending(const struct sender *snd, cons
 	err(1, "%s after %llu bytes", what, (unsigned long long)snd->sent);
 }
 
+static void __attribute__((noreturn)) die_shrunk(const struct file_entry *f, uint64_t at)
+{
+	errx(1, "%s: shrank while being sent (%llu of %llu bytes)", f->path,
+	     (unsigned long long)at, (unsigned long long)f->size);
+}
+
 static void send_bytes(struct sender *snd, const void *buf, size_t len)
 {
-	enum proto_io io = snd->mode == MODE_WRITE ? PROTO_IO_WRITE : PROTO_IO_SEND;
 	size_t done;
-	int rc = proto_write_full(snd->sock, io, buf, len, &done);
+	int rc = proto_write_full(snd->sock, snd->io, buf, len, &done);
 
 	snd->sent += done;
 	if (rc < 0)
-		die_sending(snd, snd->mode == MODE_WRITE ? "write" : "send");
+		die_sending(snd, snd->io == PROTO_IO_WRITE ? "write" : "send");
 }
 
 static void send_u32(struct sender *snd, uint32_t v)
@@ -258,6 +303,44 @@ static void send_u32(struct sender *snd, uint32_t v)
 	send_bytes(snd, b, sizeof(b));
 }
 
+/* read() of a chunk, or the end of the run if the file is shorter than it was. */
+static size_t read_chunk(int fd, char *buf, size_t len, const struct file_entry *f, uint64_t at)
+{
+	ssize_t n;
+
+	while ((n = read(fd, buf, len)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		err(1, "read %s", f->path);
+	if (n == 0)
+		die_shrunk(f, at);
+	return n;
+}
+
+static size_t chunk_at(const struct sender *snd, const struct file_entry *f, uint64_t at)
+{
+	return f->size - at < snd->bufsize ? f->size - at : snd->bufsize;
+}
+
+/* The depth buffers, page-aligned (MSG_ZEROCOPY pins pages; io_uring registers them). */
+static void setup_buffers(struct sender *snd)
+{
+	snd->bufs = calloc(snd->depth, sizeof(*snd->bufs));
+	if (!snd->bufs)
+		err(1, "calloc");
+	for (unsigned i = 0; i < snd->depth; i++)
+		if (posix_memalign((void **)&snd->bufs[i], sysconf(_SC_PAGESIZE), snd->bufsize) != 0)
+			errx(1, "cannot allocate %u buffers of %zu bytes", snd->depth, snd->bufsize);
+}
+
+static void free_buffers(struct sender *snd)
+{
+	for (unsigned i = 0; snd->bufs && i < snd->depth; i++)
+		free(snd->bufs[i]);
+	free(snd->bufs);
+}
+
+/* sendfile: the whole rest of the file per call; the kernel sends from the page cache. */
 static void send_file_sendfile(struct sender *snd, int fd, const struct file_entry *f)
 {
 	off_t off = 0;
@@ -271,32 +354,398 @@ static void send_file_sendfile(struct sender *snd, int fd, const struct file_ent
 			die_sending(snd, "sendfile");
 		}
 		if (n == 0)
-			errx(1, "%s: shrank while being sent (%lld of %llu bytes)", f->path,
-			     (long long)off, (unsigned long long)f->size);
+			die_shrunk(f, off);
 		snd->sent += n;
 	}
 }
 
+/* send and write: read() a chunk into the buffer, then send() or write() it. */
 static void send_file_copy(struct sender *snd, int fd, const struct file_entry *f)
 {
-	uint64_t left = f->size;
+	for (uint64_t at = 0; at < f->size;) {
+		size_t n = read_chunk(fd, snd->bufs[0], chunk_at(snd, f, at), f, at);
 
-	while (left > 0) {
-		ssize_t n = read(fd, snd->buf, left < snd->bufsize ? left : snd->bufsize);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err(1, "read %s", f->path);
-		}
-		if (n == 0)
-			errx(1, "%s: shrank while being sent (%llu of %llu bytes)", f->path,
-			     (unsigned long long)(f->size - left), (unsigned long long)f->size);
-		send_bytes(snd, snd->buf, n);
-		left -= n;
+		send_bytes(snd, snd->bufs[0], n);
+		at += n;
 	}
 }
 
+/*
+ * splice: the file's pages into a pipe as large as a chunk, and from the pipe
+ * to the socket, with no copy through user space.
+ */
+static void setup_splice(struct sender *snd)
+{
+	if (pipe(snd->pipe) < 0)
+		err(1, "pipe");
+	if (fcntl(snd->pipe[1], F_SETPIPE_SZ, (int)snd->bufsize) < 0)
+		err(1, "-b %zu: F_SETPIPE_SZ (a pipe may be at most /proc/sys/fs/pipe-max-size "
+		       "bytes without CAP_SYS_RESOURCE)", snd->bufsize);
+}
+
+static void send_file_splice(struct sender *snd, int fd, const struct file_entry *f)
+{
+	loff_t off = 0;
+
+	while ((uint64_t)off < f->size) {
+		size_t len = chunk_at(snd, f, off);
+		/* MORE, like MSG_MORE, holds a partial segment back for the next chunk. */
+		unsigned more = (uint64_t)off + len < f->size ? SPLICE_F_MORE : 0;
+		ssize_t n = splice(fd, &off, snd->pipe[1], NULL, len, SPLICE_F_MOVE | more);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err(1, "splice from %s", f->path);
+		if (n == 0)
+			die_shrunk(f, off);
+		while (n > 0) {
+			ssize_t m = splice(snd->pipe[0], NULL, snd->sock, NULL, n,
+					   SPLICE_F_MOVE | more);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m < 0)
+				die_sending(snd, "splice to the socket");
+			snd->sent += m;
+			n -= m;
+		}
+	}
+}
+
+/*
+ * zerocopy: send() with MSG_ZEROCOPY from a ring of buffers. The kernel keeps
+ * a buffer's pages until it says, on the error queue, that it is done with
+ * the ids of the sends made from it; a buffer is reused only then, in the
+ * order the buffers were filled.
+ */
+struct zc_slot {
+	uint32_t first_id;	/* of the sends made from this buffer */
+	uint32_t n_ids;
+	uint32_t pending;	/* of those, not yet completed */
+};
+
+static void connected_zerocopy(struct sender *snd)
+{
+	if (net_set_zerocopy(snd->sock) < 0)
+		err(1, "-m zerocopy: setsockopt SO_ZEROCOPY");
+}
+
+static void setup_zerocopy(struct sender *snd)
+{
+	setup_buffers(snd);
+	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
+	if (!snd->slots)
+		err(1, "calloc");
+}
+
+/* How many ids of [lo, hi] belong to slot z. Ids wrap at 2^32; a range never spans half. */
+static uint32_t zc_overlap(const struct zc_slot *z, const struct net_zc_range *r)
+{
+	int64_t a = (int32_t)(r->lo - z->first_id), b = (int32_t)(r->hi - z->first_id);
+
+	if (a < 0)
+		a = 0;
+	if (b > (int64_t)z->n_ids - 1)
+		b = (int64_t)z->n_ids - 1;
+	return b >= a ? b - a + 1 : 0;
+}
+
+/* Read every completion queued now; returns how many ranges there were. */
+static int zc_take_completions(struct sender *snd)
+{
+	struct net_zc_range r;
+	int n = 0, rc;
+
+	while ((rc = net_take_zc_completion(snd->sock, &r)) == 1) {
+		uint32_t ids = r.hi - r.lo + 1;
+
+		for (unsigned i = 0; i < snd->depth; i++)
+			snd->slots[i].pending -= zc_overlap(&snd->slots[i], &r);
+		snd->zc_sends += ids;
+		if (r.copied)
+			snd->zc_copied += ids;
+		n++;
+	}
+	if (rc < 0)
+		die_sending(snd, "reading MSG_ZEROCOPY completions");
+	return n;
+}
+
+static uint32_t zc_pending(const struct sender *snd, const struct zc_slot *z)
+{
+	uint32_t pending = 0;
+
+	for (unsigned i = 0; i < snd->depth; i++)
+		if (!z || z == &snd->slots[i])
+			pending += snd->slots[i].pending;
+	return pending;
+}
+
+/* Sleep until the error queue has something, for the rest of the -W deadline at most. */
+static void zc_poll(struct sender *snd, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = snd->sock };
+	uint64_t now = timing_now_ns();
+
+	if (now >= deadline)
+		errx(1, "the kernel completed no MSG_ZEROCOPY send within %ld s (-W) after %llu "
+			"bytes", snd->wait_secs, (unsigned long long)snd->sent);
+	/* POLLERR says the error queue has something; it needs no asking. */
+	if (poll(&pfd, 1, (deadline - now + 999999) / 1000000) < 0 && errno != EINTR)
+		err(1, "poll");
+}
+
+/* Wait until the kernel has completed every send made from slot z (all, if z is NULL). */
+static void zc_wait(struct sender *snd, const struct zc_slot *z)
+{
+	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
+
+	for (;;) {
+		zc_take_completions(snd);
+		if (zc_pending(snd, z) == 0)
+			return;
+		zc_poll(snd, deadline);
+	}
+}
+
+/* Wait until at least one more send has completed. */
+static void zc_wait_any(struct sender *snd)
+{
+	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
+
+	while (zc_take_completions(snd) == 0) {
+		if (zc_pending(snd, NULL) == 0)
+			errx(1, "send: %s with no MSG_ZEROCOPY send outstanding (raise "
+				"/proc/sys/net/core/optmem_max)", strerror(ENOBUFS));
+		zc_poll(snd, deadline);
+	}
+}
+
+static void send_file_zerocopy(struct sender *snd, int fd, const struct file_entry *f)
+{
+	for (uint64_t at = 0; at < f->size;) {
+		struct zc_slot *z = &snd->slots[snd->next_slot];
+		char *buf = snd->bufs[snd->next_slot];
+		size_t n, off = 0;
+
+		snd->next_slot = (snd->next_slot + 1) % snd->depth;
+		zc_wait(snd, z);
+		n = read_chunk(fd, buf, chunk_at(snd, f, at), f, at);
+		*z = (struct zc_slot){ .first_id = snd->next_id };
+		while (off < n) {
+			ssize_t m = send(snd->sock, buf + off, n - off, MSG_ZEROCOPY | MSG_NOSIGNAL);
+
+			/* ENOBUFS: the socket's optmem is full of unfinished sends. */
+			if (m < 0 && errno == ENOBUFS) {
+				zc_wait_any(snd);
+				continue;
+			}
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m < 0)
+				die_sending(snd, "send");
+			z->n_ids++;
+			z->pending++;
+			snd->next_id++;
+			snd->sent += m;
+			off += m;
+		}
+		at += n;
+	}
+}
+
+static void finish_zerocopy(struct sender *snd)
+{
+	zc_wait(snd, NULL);
+}
+
+/*
+ * uring and uring-zc: io_uring, from buffers registered once. Each chunk is
+ * a READ_FIXED into a buffer linked to a SEND (or SEND_ZC) from it; a batch
+ * of chunks is one chain, so the sends go out in file order, and one
+ * io_uring_enter() submits it. A short read breaks the chain: the file shrank.
+ * The next batch is submitted once this one's sends have completed. SEND_ZC
+ * holds a buffer until its notification, which waits for the peer's ACK: so
+ * uring-zc fills at most half its buffers a batch, and sends one half while
+ * the other is still held.
+ */
+enum { URING_READ, URING_SEND };
+
+static void setup_uring(struct sender *snd)
+{
+	struct iovec *iov = calloc(snd->depth, sizeof(*iov));
+
+	setup_buffers(snd);
+	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
+	if (!iov || !snd->slots)
+		err(1, "calloc");
+	for (unsigned i = 0; i < snd->depth; i++)
+		iov[i] = (struct iovec){ .iov_base = snd->bufs[i], .iov_len = snd->bufsize };
+	if (uring_open(&snd->ring, 2 * snd->depth) < 0 ||
+	    uring_register_buffers(&snd->ring, iov, snd->depth) < 0)
+		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
+	free(iov);
+}
+
+static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, uint64_t at,
+		       int last)
+{
+	struct io_uring_sqe *rd = uring_get_sqe(&snd->ring), *sd = uring_get_sqe(&snd->ring);
+	int zc = snd->mode->counts_copies;
+
+	rd->opcode = IORING_OP_READ_FIXED;
+	rd->fd = fd;
+	rd->addr = (uintptr_t)snd->bufs[slot];
+	rd->len = len;
+	rd->off = at;
+	rd->buf_index = slot;
+	rd->flags = IOSQE_IO_LINK;
+	rd->user_data = slot << 1 | URING_READ;
+	sd->opcode = zc ? IORING_OP_SEND_ZC : IORING_OP_SEND;
+	sd->fd = snd->sock;
+	sd->addr = (uintptr_t)snd->bufs[slot];
+	sd->len = len;
+	sd->msg_flags = MSG_WAITALL | MSG_NOSIGNAL;
+	/* Registered buffers for SEND_ZC only: plain SEND takes them from Linux 6.10 on. */
+	if (zc) {
+		sd->ioprio = IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE;
+		sd->buf_index = slot;
+	}
+	sd->flags = last ? 0 : IOSQE_IO_LINK;
+	sd->user_data = slot << 1 | URING_SEND;
+	snd->slots[slot].pending = 1;
+}
+
+/*
+ * Wait for one completion and account for it: a read's or a send's result
+ * goes to rd[] or sd[] by buffer; a notification frees its buffer.
+ */
+static void uring_reap_one(struct sender *snd, int *rd, int *sd)
+{
+	struct io_uring_cqe cqe;
+	unsigned slot;
+
+	while (!uring_take_cqe(&snd->ring, &cqe))
+		if (uring_submit_and_wait(&snd->ring, 1) < 0)
+			err(1, "io_uring_enter");
+	slot = cqe.user_data >> 1;
+	if ((cqe.user_data & 1) == URING_READ) {
+		rd[slot] = cqe.res;
+	} else if (cqe.flags & IORING_CQE_F_NOTIF) {
+		/* The kernel is done with the buffer, and says whether it copied it. */
+		snd->slots[slot].pending = 0;
+		snd->zc_sends++;
+		if ((uint32_t)cqe.res & IORING_NOTIF_USAGE_ZC_COPIED)
+			snd->zc_copied++;
+	} else {
+		sd[slot] = cqe.res;
+		if (cqe.res > 0)
+			snd->sent += cqe.res;
+		/* MORE: a notification follows; without it the buffer is free now. */
+		if (!(cqe.flags & IORING_CQE_F_MORE))
+			snd->slots[slot].pending = 0;
+	}
+}
+
+/* The first failure in the chain, in chain order, ends the run. */
+static void check_batch(struct sender *snd, const struct file_entry *f, uint64_t at,
+			const unsigned *slots, const size_t *len, const int *rd, const int *sd,
+			unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned b = slots[i];
+
+		if (rd[b] < 0) {
+			errno = -rd[b];
+			err(1, "read %s", f->path);
+		}
+		if ((size_t)rd[b] < len[i])
+			die_shrunk(f, at + rd[b]);
+		if (sd[b] < 0 || (size_t)sd[b] < len[i]) {
+			int e = 0;
+			socklen_t elen = sizeof(e);
+
+			/* A short send was cut off by a socket error, which the socket still holds. */
+			if (sd[b] >= 0 && getsockopt(snd->sock, SOL_SOCKET, SO_ERROR, &e, &elen) == 0)
+				errno = e ? e : EPIPE;
+			else
+				errno = -sd[b];
+			die_sending(snd, snd->mode->counts_copies ? "io_uring send_zc" : "io_uring send");
+		}
+		at += len[i];
+	}
+}
+
+#define URING_UNSET INT32_MIN
+
+static void send_file_uring(struct sender *snd, int fd, const struct file_entry *f)
+{
+	unsigned batch_max = snd->mode->counts_copies && snd->depth > 1 ? snd->depth / 2
+									: snd->depth;
+	unsigned slots[MAX_DEPTH];
+	size_t len[MAX_DEPTH];
+	int rd[MAX_DEPTH], sd[MAX_DEPTH];
+
+	for (uint64_t at = 0; at < f->size;) {
+		uint64_t next = at;
+		unsigned n = 0, done;
+
+		for (; n < batch_max && next < f->size; n++) {
+			unsigned b = snd->next_slot;
+
+			snd->next_slot = (b + 1) % snd->depth;
+			while (snd->slots[b].pending)
+				uring_reap_one(snd, rd, sd);
+			rd[b] = sd[b] = URING_UNSET;
+			slots[n] = b;
+			len[n] = chunk_at(snd, f, next);
+			prep_chunk(snd, fd, b, len[n], next,
+				   n + 1 == batch_max || next + len[n] == f->size);
+			next += len[n];
+		}
+		if (uring_submit_and_wait(&snd->ring, 0) < 0)
+			err(1, "io_uring_enter");
+		do {
+			done = 0;
+			for (unsigned i = 0; i < n; i++)
+				done += rd[slots[i]] != URING_UNSET && sd[slots[i]] != URING_UNSET;
+			if (done < n)
+				uring_reap_one(snd, rd, sd);
+		} while (done < n);
+		check_batch(snd, f, at, slots, len, rd, sd, n);
+		at = next;
+	}
+}
+
+/* uring-zc: every buffer back from the kernel, so that every copy is counted. */
+static void finish_uring(struct sender *snd)
+{
+	int rd[MAX_DEPTH], sd[MAX_DEPTH];
+
+	for (unsigned b = 0; b < snd->depth; b++)
+		while (snd->slots[b].pending)
+			uring_reap_one(snd, rd, sd);
+}
+
+static const struct send_mode send_modes[N_SEND_MODES] = {
+	{ .name = "sendfile", .send_file = send_file_sendfile },
+	{ .name = "send", .setup = setup_buffers, .send_file = send_file_copy },
+	{ .name = "write", .setup = setup_buffers, .send_file = send_file_copy },
+	{ .name = "splice", .setup = setup_splice, .send_file = send_file_splice },
+	{ .name = "zerocopy", .setup = setup_zerocopy, .connected = connected_zerocopy,
+	  .send_file = send_file_zerocopy, .finish = finish_zerocopy, .queued = 1,
+	  .counts_copies = 1 },
+	{ .name = "uring", .setup = setup_uring, .send_file = send_file_uring, .queued = 1 },
+	{ .name = "uring-zc", .setup = setup_uring, .send_file = send_file_uring,
+	  .finish = finish_uring, .queued = 1, .counts_copies = 1 },
+};
+
+/*
+ * One file: its length as it is now, then its data. The file is opened
+ * without blocking (it might have become a FIFO), and then set to block
+ * again, which io_uring needs to read a file whose pages are not cached.
+ */
 static void send_file(struct sender *snd, const struct file_entry *f)
 {
 	struct file_entry now = *f;
@@ -309,15 +758,14 @@ static void send_file(struct sender *snd, const struct file_entry *f)
 		err(1, "fstat %s", f->path);
 	if (!S_ISREG(st.st_mode))
 		errx(1, "%s: no longer a regular file", f->path);
+	if (fcntl(fd, F_SETFL, O_RDONLY) < 0)
+		err(1, "fcntl %s", f->path);
 	if ((uint64_t)st.st_size > UINT32_MAX)
 		errx(1, "%s: grew to %lld bytes, too large for the protocol", f->path,
 		     (long long)st.st_size);
 	now.size = st.st_size;
 	send_u32(snd, now.size);
-	if (snd->mode == MODE_SENDFILE)
-		send_file_sendfile(snd, fd, &now);
-	else
-		send_file_copy(snd, fd, &now);
+	snd->mode->send_file(snd, fd, &now);
 	if (fstat(fd, &st) < 0)
 		err(1, "fstat %s", f->path);
 	if ((uint64_t)st.st_size != now.size)
@@ -540,11 +988,57 @@ static double timeval_secs(struct timeval tv)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+/*
+ * The summary line: what was sent, the meter's figures with -c, zcc's own
+ * CPU time, and in the zero-copy modes how many sends the kernel copied.
+ */
+static void print_summary(const struct sender *snd, uint64_t ns, const struct rusage *ru0,
+			  const struct rusage *ru1, int metered)
+{
+	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s",
+	       (unsigned long long)snd->sent, timing_secs(ns),
+	       (unsigned long long)timing_kbytes_per_sec(snd->sent, ns), snd->mode->name);
+	if (metered)
+		print_cpu_cost(snd->sent);
+	printf(", cpu %.2fu %.2fs", timeval_secs(ru1->ru_utime) - timeval_secs(ru0->ru_utime),
+	       timeval_secs(ru1->ru_stime) - timeval_secs(ru0->ru_stime));
+	if (snd->mode->counts_copies)
+		printf(", zerocopy %llu of %llu sends (kernel copied %llu)",
+		       (unsigned long long)(snd->zc_sends - snd->zc_copied),
+		       (unsigned long long)snd->zc_sends, (unsigned long long)snd->zc_copied);
+	printf("\n");
+}
+
+/* The mode's buffers, pipe or ring, before anything is connected. */
+static void sender_setup(struct sender *snd, const struct settings *s)
+{
+	*snd = (struct sender){ .sock = -1, .mode = s->mode, .bufsize = s->bufsize,
+				.depth = s->mode->queued ? s->depth : 1,
+				.io = strcmp(s->mode->name, "write") == 0 ? PROTO_IO_WRITE
+									  : PROTO_IO_SEND,
+				.wait_secs = s->close_wait_secs };
+	if (snd->mode->setup)
+		snd->mode->setup(snd);
+}
+
+static void debug_files(const struct settings *s, const struct file_entry *files, size_t n)
+{
+	uint64_t per_loop = 0;
+
+	for (size_t i = 0; i < n; i++)
+		per_loop += files[i].size;
+	fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, mode %s", n,
+		(unsigned long long)per_loop, s->mode->name);
+	if (s->mode->queued)
+		fprintf(stderr, ", %ld chunks in flight", s->depth);
+	fprintf(stderr, "\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct settings s;
 	struct file_entry *files;
-	struct sender snd = { 0 };
+	struct sender snd;
 	struct rusage ru0, ru1;
 	size_t n_files;
 	uint64_t start, ns;
@@ -562,19 +1056,9 @@ int main(int argc, char **argv)
 	n_files = scan_files(&s, files);
 	if (n_files == 0)
 		errx(1, "no readable regular files to send");
-	snd.mode = s.mode;
-	snd.bufsize = s.bufsize;
-	if (s.mode != MODE_SENDFILE && posix_memalign((void **)&snd.buf, sysconf(_SC_PAGESIZE),
-						      s.bufsize) != 0)
-		errx(1, "cannot allocate a %ld-byte buffer", s.bufsize);
-	if (s.debug) {
-		uint64_t per_loop = 0;
-
-		for (size_t i = 0; i < n_files; i++)
-			per_loop += files[i].size;
-		fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, mode %s\n", n_files,
-			(unsigned long long)per_loop, mode_names[s.mode]);
-	}
+	sender_setup(&snd, &s);
+	if (s.debug)
+		debug_files(&s, files, n_files);
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
 		meter_start(&s);
@@ -585,11 +1069,15 @@ int main(int argc, char **argv)
 	snd.sock = net_connect(s.server, s.port, &s.bufs, s.debug);
 	if (s.cork)
 		net_set_cork(snd.sock);
+	if (snd.mode->connected)
+		snd.mode->connected(&snd);
 	if (s.measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
 		meter_failed();
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
 	send_all_loops(&snd, &s, files, n_files);
+	if (snd.mode->finish)
+		snd.mode->finish(&snd);
 	ns = timing_now_ns() - start;
 	unconfirmed = await_close(&snd, s.close_wait_secs);
 	if (!unconfirmed)
@@ -597,15 +1085,9 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru1);
 	if (s.measure_cpu)
 		meter_ok = soak_take(&meter.soak, &meter.after) == 0;
-	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s",
-	       (unsigned long long)snd.sent, timing_secs(ns),
-	       (unsigned long long)timing_kbytes_per_sec(snd.sent, ns), mode_names[s.mode]);
 	if (s.measure_cpu && meter_ok && s.debug > 1)
 		debug_per_cpu("transfer", &meter.before, &meter.after);
-	if (s.measure_cpu && meter_ok)
-		print_cpu_cost(snd.sent);
-	printf(", cpu %.2fu %.2fs\n", timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
-	       timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime));
+	print_summary(&snd, ns, &ru0, &ru1, s.measure_cpu && meter_ok);
 	if (unconfirmed)
 		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
 			"above runs to the last byte sent, unconfirmed", s.close_wait_secs);
@@ -614,7 +1096,7 @@ int main(int argc, char **argv)
 	if (meter.note[0])
 		warnx("note: %s", meter.note);
 	close(snd.sock);
-	free(snd.buf);
+	free_buffers(&snd);
 	free(files);
 	return 0;
 }

@@ -1,10 +1,12 @@
 /*
  * zcs: the zc receiver. Accepts connections from zcc, serves each in a forked
- * child that reads the stream into a buffer and throws it away, printing the
- * throughput every few seconds and a summary when the connection ends.
+ * child that reads the stream into a buffer and throws it away (or has the
+ * kernel drop the file data unseen), printing the throughput every few
+ * seconds and a summary when the connection ends.
  */
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,8 +22,20 @@
 #include "lib/proto.h"
 #include "lib/timing.h"
 
+struct conn;
+
+/*
+ * A way of receiving: takes what arrives next, feeds the decoder, and returns
+ * how many bytes it took from the socket, 0 at the end, -1 with errno.
+ */
+struct recv_mode {
+	const char *name;
+	ssize_t (*receive)(struct conn *c);
+};
+
 struct settings {
 	int debug;
+	const struct recv_mode *mode;
 	const char *addr;
 	long bufsize;
 	int cpu;
@@ -31,12 +45,35 @@ struct settings {
 	long report_secs;
 };
 
+/* One connection, in its own child. */
+struct conn {
+	int fd;
+	unsigned char *buf;
+	size_t bufsize;
+	int pipe[2];		/* splice */
+	int devnull;		/* splice */
+	struct proto_rx rx;
+};
+
 static volatile sig_atomic_t tick;
 
 void usage(FILE *to)
 {
 	fprintf(to, "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] "
-		    "[-o sndbuf] [-p port] [-t secs]\n");
+		    "[-m mode]\n"
+		    "           [-o sndbuf] [-p port] [-t secs]\n");
+}
+
+/* Defined with the receive routines below. */
+#define N_RECV_MODES 3
+static const struct recv_mode recv_modes[N_RECV_MODES];
+
+static const struct recv_mode *find_mode(const char *name)
+{
+	for (size_t i = 0; i < N_RECV_MODES; i++)
+		if (strcmp(name, recv_modes[i].name) == 0)
+			return &recv_modes[i];
+	opt_fail('m', name, "unknown mode (read, trunc or splice)");
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -44,8 +81,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	int c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
-				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT };
-	while ((c = getopt(argc, argv, ":a:b:B:dhi:l:o:p:t:")) != -1) {
+				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
+				.mode = &recv_modes[0] };
+	while ((c = getopt(argc, argv, ":a:b:B:dhi:l:m:o:p:t:")) != -1) {
 		switch (c) {
 		case 'a':
 			if (*optarg == '\0')
@@ -69,6 +107,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'l':
 			s->rcvlowat = opt_size(c, optarg, 1, 1L << 30);
+			break;
+		case 'm':
+			s->mode = find_mode(optarg);
 			break;
 		case 'o':
 			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
@@ -108,26 +149,115 @@ static void print_summary(uint64_t bytes, uint64_t ns, const struct proto_rx *rx
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
-/* The child's whole life: read until the peer closes, reporting as it goes. */
-static int serve(int fd, const struct settings *s, const char *peer)
+/* read: everything through the buffer, as in 2001. */
+static ssize_t receive_read(struct conn *c)
 {
-	unsigned char *buf = malloc(s->bufsize);
-	uint64_t start = timing_now_ns(), last = start, bytes = 0, bytes_at_last = 0;
-	struct proto_rx rx;
+	ssize_t n = read(c->fd, c->buf, c->bufsize);
+
+	if (n > 0)
+		proto_rx_feed(&c->rx, c->buf, n);
+	return n;
+}
+
+/*
+ * trunc and splice read the headers with read(), exactly the bytes due, so
+ * that the file data is never read into the buffer; after the end of the
+ * stream, whatever else comes is read to be counted.
+ */
+static ssize_t receive_header(struct conn *c)
+{
+	unsigned due = proto_rx_header_due(&c->rx);
+	ssize_t n = read(c->fd, c->buf, due ? due : c->bufsize);
+
+	if (n > 0)
+		proto_rx_feed(&c->rx, c->buf, n);
+	return n;
+}
+
+static size_t data_chunk(const struct conn *c)
+{
+	uint32_t data = proto_rx_data_due(&c->rx);
+
+	return data < c->bufsize ? data : c->bufsize;
+}
+
+/* trunc: recv() with MSG_TRUNC, which on TCP drops the data without copying it out. */
+static ssize_t receive_trunc(struct conn *c)
+{
 	ssize_t n;
 
-	if (!buf)
+	if (proto_rx_data_due(&c->rx) == 0)
+		return receive_header(c);
+	n = recv(c->fd, c->buf, data_chunk(c), MSG_TRUNC);
+	if (n > 0)
+		proto_rx_skip(&c->rx, n);
+	return n;
+}
+
+/* splice: the socket's pages into a pipe as large as -b, and on to /dev/null. */
+static ssize_t receive_splice(struct conn *c)
+{
+	ssize_t n;
+
+	if (proto_rx_data_due(&c->rx) == 0)
+		return receive_header(c);
+	n = splice(c->fd, NULL, c->pipe[1], NULL, data_chunk(c), SPLICE_F_MOVE);
+	if (n <= 0)
+		return n;
+	proto_rx_skip(&c->rx, n);
+	for (ssize_t left = n; left > 0;) {
+		ssize_t m = splice(c->pipe[0], NULL, c->devnull, NULL, left, SPLICE_F_MOVE);
+
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0)
+			err(1, "splice to /dev/null");
+		left -= m;
+	}
+	return n;
+}
+
+static const struct recv_mode recv_modes[N_RECV_MODES] = {
+	{ "read", receive_read },
+	{ "trunc", receive_trunc },
+	{ "splice", receive_splice },
+};
+
+static void conn_setup(struct conn *c, int fd, const struct settings *s)
+{
+	*c = (struct conn){ .fd = fd, .bufsize = s->bufsize, .pipe = { -1, -1 }, .devnull = -1 };
+	c->buf = malloc(s->bufsize);
+	if (!c->buf)
 		err(1, "allocating a %ld-byte buffer", s->bufsize);
+	if (s->mode->receive == receive_splice) {
+		if (pipe(c->pipe) < 0)
+			err(1, "pipe");
+		if (fcntl(c->pipe[1], F_SETPIPE_SZ, (int)s->bufsize) < 0)
+			err(1, "-b %ld: F_SETPIPE_SZ (a pipe may be at most "
+			       "/proc/sys/fs/pipe-max-size bytes without CAP_SYS_RESOURCE)",
+			     s->bufsize);
+		c->devnull = open("/dev/null", O_WRONLY);
+		if (c->devnull < 0)
+			err(1, "/dev/null");
+	}
+	proto_rx_init(&c->rx);
+}
+
+/* The child's whole life: receive until the peer closes, reporting as it goes. */
+static int serve(int fd, const struct settings *s, const char *peer)
+{
+	uint64_t start = timing_now_ns(), last = start, bytes = 0, bytes_at_last = 0;
+	struct conn c;
+	ssize_t n;
+
+	conn_setup(&c, fd, s);
 	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
-	proto_rx_init(&rx);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
-		n = read(fd, buf, s->bufsize);
+		n = s->mode->receive(&c);
 		/* Count first: a read the tick cut short returns what had arrived by then. */
-		if (n > 0) {
+		if (n > 0)
 			bytes += n;
-			proto_rx_feed(&rx, buf, n);
-		}
 		if (tick) {
 			uint64_t now = timing_now_ns();
 
@@ -144,15 +274,15 @@ static int serve(int fd, const struct settings *s, const char *peer)
 		if (errno == EINTR)
 			continue;
 		if (s->debug)
-			warn("read from %s", peer);
+			warn("%s from %s", s->mode->name, peer);
 		break;
 	}
 	timing_tick_stop();
-	print_summary(bytes, timing_now_ns() - start, &rx);
+	print_summary(bytes, timing_now_ns() - start, &c.rx);
 	if (s->debug)
-		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)rx.files_done);
-	free(buf);
-	return proto_rx_waiting_for(&rx) ? 1 : 0;
+		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)c.rx.files_done);
+	free(c.buf);
+	return proto_rx_waiting_for(&c.rx) ? 1 : 0;
 }
 
 static void reap_children(int sig)
@@ -249,5 +379,7 @@ int main(int argc, char **argv)
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
 	lfd = net_listen(s.addr, s.port, &s.bufs, s.debug);
+	if (s.debug)
+		fprintf(stderr, "zcs: receive mode %s, %ld-byte chunks\n", s.mode->name, s.bufsize);
 	accept_forever(lfd, &s);
 }

@@ -1,5 +1,7 @@
 #include <err.h>
 #include <errno.h>
+#include <time.h> /* <linux/errqueue.h> needs struct timespec */
+#include <linux/errqueue.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -191,4 +193,34 @@ int net_listen(const char *addr, int port_num, const struct net_bufsizes *bufs, 
 		err(1, "socket for %s", addr);
 	freeaddrinfo(res);
 	return fd;
+}
+
+int net_set_zerocopy(int fd)
+{
+	int on = 1;
+
+	return setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on, sizeof(on));
+}
+
+int net_take_zc_completion(int fd, struct net_zc_range *range)
+{
+	char control[CMSG_SPACE(sizeof(struct sock_extended_err)) + 64];
+	struct msghdr msg = { .msg_control = control, .msg_controllen = sizeof(control) };
+	struct sock_extended_err *ee = NULL;
+	struct cmsghdr *cm;
+
+	if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if ((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
+		    (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR))
+			ee = (struct sock_extended_err *)CMSG_DATA(cm);
+	}
+	if (!ee || ee->ee_origin != SO_EE_ORIGIN_ZEROCOPY || ee->ee_errno != 0) {
+		errno = EPROTO;
+		return -1;
+	}
+	*range = (struct net_zc_range){ .lo = ee->ee_info, .hi = ee->ee_data,
+					.copied = !!(ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED) };
+	return 1;
 }

@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #define NET_DEFAULT_PORT 2222
@@ -68,6 +69,38 @@ void net_set_cork(int fd);
  * value it kept.
  */
 int net_set_rcvlowat(int fd, long bytes, int debug);
+
+/*
+ * MSG_ZEROCOPY (Documentation/networking/msg_zerocopy.rst): each send() with
+ * the flag that queues data is given the next 32-bit id, counting from 0; the
+ * kernel tells on the socket's error queue when it no longer needs the
+ * buffers of a range of ids, and whether it had to copy them after all.
+ */
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY 0x4000000
+#endif
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+#ifndef SO_EE_ORIGIN_ZEROCOPY
+#define SO_EE_ORIGIN_ZEROCOPY 5
+#define SO_EE_CODE_ZEROCOPY_COPIED 1
+#endif
+
+struct net_zc_range {
+	uint32_t lo, hi;	/* inclusive */
+	int copied;
+};
+
+/* Set SO_ZEROCOPY, without which MSG_ZEROCOPY is ignored. 0, or -1 with errno. */
+int net_set_zerocopy(int fd);
+
+/*
+ * Take one completion from the error queue without waiting: 1 and *range,
+ * 0 when there is none, -1 with errno on a socket error or an unexpected
+ * message (EPROTO).
+ */
+int net_take_zc_completion(int fd, struct net_zc_range *range);
 
 /* "addr port N" for messages. */
 void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t size);

@@ -82,6 +82,19 @@ static void take_header(struct proto_rx *rx, uint32_t v)
 	}
 }
 
+/* Up to len bytes of the file in progress have arrived; returns how many it took. */
+static size_t take_data(struct proto_rx *rx, size_t len)
+{
+	size_t n = len < rx->data_left ? len : rx->data_left;
+
+	rx->data_left -= n;
+	if (rx->data_left == 0) {
+		rx->files_done++;
+		next_file(rx);
+	}
+	return n;
+}
+
 void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len)
 {
 	while (len > 0) {
@@ -90,15 +103,10 @@ void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len)
 			return;
 		}
 		if (rx->state == PROTO_RX_DATA) {
-			size_t n = len < rx->data_left ? len : rx->data_left;
+			size_t n = take_data(rx, len);
 
-			rx->data_left -= n;
 			buf += n;
 			len -= n;
-			if (rx->data_left == 0) {
-				rx->files_done++;
-				next_file(rx);
-			}
 			continue;
 		}
 		rx->hdr[rx->hdr_have++] = *buf++;
@@ -108,6 +116,24 @@ void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len)
 			take_header(rx, proto_get_u32(rx->hdr));
 		}
 	}
+}
+
+uint32_t proto_rx_data_due(const struct proto_rx *rx)
+{
+	return rx->state == PROTO_RX_DATA ? rx->data_left : 0;
+}
+
+unsigned proto_rx_header_due(const struct proto_rx *rx)
+{
+	if (rx->state == PROTO_RX_DATA || rx->state == PROTO_RX_DONE)
+		return 0;
+	return PROTO_U32_BYTES - rx->hdr_have;
+}
+
+void proto_rx_skip(struct proto_rx *rx, size_t len)
+{
+	if (rx->state == PROTO_RX_DATA)
+		take_data(rx, len);
 }
 
 const char *proto_rx_waiting_for(const struct proto_rx *rx)

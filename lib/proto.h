@@ -51,6 +51,16 @@ struct proto_rx {
 
 void proto_rx_init(struct proto_rx *rx);
 void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len);
+/*
+ * For a receiver that discards file data unseen: how many bytes of file data
+ * come next (0 while a header is due or after the end), how many header bytes
+ * (1 to 4; 0 in file data or after the end), and counting len <= data due as
+ * received without feeding them.
+ */
+uint32_t proto_rx_data_due(const struct proto_rx *rx);
+unsigned proto_rx_header_due(const struct proto_rx *rx);
+void proto_rx_skip(struct proto_rx *rx, size_t len);
+
 /* "header" or "file data" while incomplete; NULL once the stream is complete. */
 const char *proto_rx_waiting_for(const struct proto_rx *rx);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 static int check_failed_now, check_failed_total;
+static const char *check_skip_now;
 
 #define CHECK(cond)                                                                          \
 	do {                                                                                 \
@@ -38,11 +39,22 @@ static int check_failed_now, check_failed_total;
 		}                                                                            \
 	} while (0)
 
+/* Leave the test now and report it skipped, saying why (a string that outlives the test). */
+#define SKIP(why)                                                                            \
+	do {                                                                                 \
+		check_skip_now = (why);                                                      \
+		return;                                                                      \
+	} while (0)
+
 #define RUN(fn)                                                                              \
 	do {                                                                                 \
 		check_failed_now = 0;                                                        \
+		check_skip_now = NULL;                                                       \
 		fn();                                                                        \
-		printf("%s %s: %s\n", check_failed_now ? "FAIL" : "ok", __FILE__, #fn);      \
+		if (check_skip_now && !check_failed_now)                                     \
+			printf("skip %s: %s: %s\n", __FILE__, #fn, check_skip_now);           \
+		else                                                                         \
+			printf("%s %s: %s\n", check_failed_now ? "FAIL" : "ok", __FILE__, #fn); \
 		fflush(stdout);                                                              \
 		check_failed_total += check_failed_now;                                      \
 	} while (0)

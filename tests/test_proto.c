@@ -54,6 +54,48 @@ static void stream_fed_byte_by_byte_completes(void)
 	CHECK_EQ_U64(rx.files_done, 4);
 }
 
+/*
+ * A receiver that reads exactly the header bytes due and skips the data
+ * unseen, as zcs -m trunc and -m splice do, walks the stream the same way.
+ */
+static void skipping_data_as_told_walks_the_same_stream(void)
+{
+	struct proto_rx rx;
+	size_t at = 0, reads = 0;
+
+	proto_rx_init(&rx);
+	CHECK_EQ_U64(proto_rx_header_due(&rx), 4);
+	CHECK_EQ_U64(proto_rx_data_due(&rx), 0);
+	while (at < sizeof(two_loops) && reads++ < 100) {
+		uint32_t data = proto_rx_data_due(&rx);
+		unsigned hdr = proto_rx_header_due(&rx);
+
+		CHECK((data == 0) != (hdr == 0));
+		if (data) {
+			CHECK_EQ_U64(data, 3);
+			CHECK(memcmp(two_loops + at, "abc", 3) == 0);
+			proto_rx_skip(&rx, 2);
+			CHECK_EQ_U64(proto_rx_data_due(&rx), 1);
+			proto_rx_skip(&rx, 1);
+			at += 3;
+		} else {
+			/* A header due arrives in two pieces here: 1 byte, then the rest. */
+			proto_rx_feed(&rx, two_loops + at, 1);
+			CHECK_EQ_U64(proto_rx_header_due(&rx), hdr - 1);
+			proto_rx_feed(&rx, two_loops + at + 1, hdr - 1);
+			at += hdr;
+		}
+	}
+	CHECK_EQ_U64(at, sizeof(two_loops));
+	CHECK(proto_rx_waiting_for(&rx) == NULL);
+	CHECK_EQ_U64(rx.files_done, 4);
+	CHECK_EQ_U64(proto_rx_header_due(&rx), 0);
+	CHECK_EQ_U64(proto_rx_data_due(&rx), 0);
+	/* After the end, skipping counts nothing: extra bytes must be read to be counted. */
+	proto_rx_skip(&rx, 5);
+	CHECK_EQ_U64(rx.extra_bytes, 0);
+}
+
 static void cut_short_says_what_it_waits_for(void)
 {
 	struct proto_rx rx;
@@ -158,6 +200,7 @@ int main(void)
 	RUN(u32_is_big_endian);
 	RUN(whole_stream_in_one_piece_completes);
 	RUN(stream_fed_byte_by_byte_completes);
+	RUN(skipping_data_as_told_walks_the_same_stream);
 	RUN(cut_short_says_what_it_waits_for);
 	RUN(zero_loops_and_zero_files_are_complete);
 	RUN(bytes_after_the_end_are_counted);

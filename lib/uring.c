@@ -1,0 +1,148 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "uring.h"
+
+/* The same numbers on every architecture since Linux 5.1; older libc headers lack them. */
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#define __NR_io_uring_enter 426
+#define __NR_io_uring_register 427
+#endif
+
+#define DISABLED_SYSCTL "/proc/sys/kernel/io_uring_disabled"
+
+/* Why io_uring_setup() said EPERM or ENOSYS, in words a user can act on. */
+static void explain_setup_error(struct uring *r, int e)
+{
+	char val[16] = "";
+	FILE *f = fopen(DISABLED_SYSCTL, "r");
+
+	if (f) {
+		if (!fgets(val, sizeof(val), f))
+			val[0] = '\0';
+		fclose(f);
+		val[strcspn(val, "\n")] = '\0';
+	}
+	if (e == EPERM && val[0] && strcmp(val, "0") != 0)
+		snprintf(r->err, sizeof(r->err), "io_uring is disabled (%s is %s)", DISABLED_SYSCTL,
+			 val);
+	else if (e == ENOSYS)
+		snprintf(r->err, sizeof(r->err), "this kernel has no io_uring (io_uring_setup: %s)",
+			 strerror(e));
+	else
+		snprintf(r->err, sizeof(r->err), "io_uring_setup: %s", strerror(e));
+}
+
+int uring_open(struct uring *r, unsigned entries)
+{
+	struct io_uring_params p = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	r->fd = syscall(__NR_io_uring_setup, entries, &p);
+	if (r->fd < 0) {
+		explain_setup_error(r, errno);
+		return -1;
+	}
+	r->sq_map_bytes = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	r->cq_map_bytes = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	r->sqes_bytes = p.sq_entries * sizeof(struct io_uring_sqe);
+	r->sq_map = mmap(NULL, r->sq_map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			 r->fd, IORING_OFF_SQ_RING);
+	r->cq_map = mmap(NULL, r->cq_map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			 r->fd, IORING_OFF_CQ_RING);
+	r->sqes = mmap(NULL, r->sqes_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		       r->fd, IORING_OFF_SQES);
+	if (r->sq_map == MAP_FAILED || r->cq_map == MAP_FAILED || r->sqes == MAP_FAILED) {
+		snprintf(r->err, sizeof(r->err), "mapping the io_uring: %s", strerror(errno));
+		uring_close(r);
+		return -1;
+	}
+	r->sq_head = (unsigned *)((char *)r->sq_map + p.sq_off.head);
+	r->sq_tail = (unsigned *)((char *)r->sq_map + p.sq_off.tail);
+	r->sq_mask = (unsigned *)((char *)r->sq_map + p.sq_off.ring_mask);
+	r->sq_array = (unsigned *)((char *)r->sq_map + p.sq_off.array);
+	r->cq_head = (unsigned *)((char *)r->cq_map + p.cq_off.head);
+	r->cq_tail = (unsigned *)((char *)r->cq_map + p.cq_off.tail);
+	r->cq_mask = (unsigned *)((char *)r->cq_map + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)((char *)r->cq_map + p.cq_off.cqes);
+	r->sq_entries = p.sq_entries;
+	return 0;
+}
+
+void uring_close(struct uring *r)
+{
+	if (r->sqes && r->sqes != MAP_FAILED)
+		munmap(r->sqes, r->sqes_bytes);
+	if (r->cq_map && r->cq_map != MAP_FAILED)
+		munmap(r->cq_map, r->cq_map_bytes);
+	if (r->sq_map && r->sq_map != MAP_FAILED)
+		munmap(r->sq_map, r->sq_map_bytes);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	r->sqes = NULL;
+	r->cq_map = r->sq_map = NULL;
+}
+
+int uring_register_buffers(struct uring *r, const struct iovec *iov, unsigned n)
+{
+	if (syscall(__NR_io_uring_register, r->fd, IORING_REGISTER_BUFFERS, iov, n) < 0) {
+		snprintf(r->err, sizeof(r->err), "registering %u buffers of %zu bytes: %s%s", n,
+			 iov[0].iov_len, strerror(errno),
+			 errno == ENOMEM ? " (ulimit -l: they are locked in memory)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+struct io_uring_sqe *uring_get_sqe(struct uring *r)
+{
+	unsigned head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+	unsigned tail = *r->sq_tail + r->queued, idx;
+
+	if (tail - head >= r->sq_entries)
+		return NULL;
+	idx = tail & *r->sq_mask;
+	r->sq_array[idx] = idx;
+	r->queued++;
+	memset(&r->sqes[idx], 0, sizeof(r->sqes[idx]));
+	return &r->sqes[idx];
+}
+
+int uring_submit_and_wait(struct uring *r, unsigned wait_nr)
+{
+	unsigned to_submit = r->queued;
+
+	/* The kernel reads the entries once it sees the new tail: publish them first. */
+	__atomic_store_n(r->sq_tail, *r->sq_tail + r->queued, __ATOMIC_RELEASE);
+	r->queued = 0;
+	for (;;) {
+		long n = syscall(__NR_io_uring_enter, r->fd, to_submit, wait_nr,
+				 wait_nr ? IORING_ENTER_GETEVENTS : 0, NULL, 0);
+
+		if (n >= 0) {
+			to_submit -= n;
+			if (to_submit == 0)
+				return 0;
+			continue;
+		}
+		if (errno != EINTR)
+			return -1;
+	}
+}
+
+int uring_take_cqe(struct uring *r, struct io_uring_cqe *cqe)
+{
+	unsigned head = *r->cq_head;
+
+	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+		return 0;
+	*cqe = r->cqes[head & *r->cq_mask];
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	return 1;
+}

@@ -1,0 +1,87 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../lib/uring.h"
+#include "check.h"
+
+/* Where the kernel refuses a ring, the tests that need one skip, saying why. */
+static char why_no_ring[sizeof(((struct uring *)0)->err)];
+
+#define OPEN_OR_SKIP(r, entries)                                                             \
+	do {                                                                                 \
+		if (uring_open((r), (entries)) < 0) {                                        \
+			snprintf(why_no_ring, sizeof(why_no_ring), "%s", (r)->err);          \
+			SKIP(why_no_ring);                                                   \
+		}                                                                            \
+	} while (0)
+
+/* A registered buffer, read from a pipe with READ_FIXED and sent with SEND: both arrive. */
+static void fixed_read_linked_to_send_moves_the_bytes(void)
+{
+	struct uring r;
+	struct io_uring_sqe *rd, *sd;
+	struct io_uring_cqe cqe;
+	static char buf[4096] __attribute__((aligned(4096)));
+	struct iovec iov = { buf, sizeof(buf) };
+	char got[16] = "";
+	int p[2], sv[2], n = 0, res[2] = { -1, -1 };
+
+	OPEN_OR_SKIP(&r, 4);
+	CHECK(pipe(p) == 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(write(p[1], "hello", 5) == 5);
+	CHECK(uring_register_buffers(&r, &iov, 1) == 0);
+	rd = uring_get_sqe(&r);
+	sd = uring_get_sqe(&r);
+	CHECK(rd && sd);
+	rd->opcode = IORING_OP_READ_FIXED;
+	rd->fd = p[0];
+	rd->addr = (uintptr_t)buf;
+	rd->len = 5;
+	rd->off = -1;
+	rd->flags = IOSQE_IO_LINK;
+	rd->user_data = 0;
+	sd->opcode = IORING_OP_SEND;
+	sd->fd = sv[0];
+	sd->addr = (uintptr_t)buf;
+	sd->len = 5;
+	sd->user_data = 1;
+	CHECK(uring_submit_and_wait(&r, 2) == 0);
+	while (n < 2 && uring_take_cqe(&r, &cqe))
+		res[cqe.user_data & 1] = cqe.res, n++;
+	CHECK_EQ_U64(n, 2);
+	CHECK_EQ_U64(res[0], 5);
+	CHECK_EQ_U64(res[1], 5);
+	CHECK(read(sv[1], got, sizeof(got)) == 5);
+	CHECK_STR(got, "hello");
+	CHECK(!uring_take_cqe(&r, &cqe));
+	uring_close(&r);
+	close(p[0]), close(p[1]), close(sv[0]), close(sv[1]);
+}
+
+/* The ring hands out as many entries as it has, then NULL until they are submitted. */
+static void a_full_submission_queue_gives_null(void)
+{
+	struct uring r;
+	struct io_uring_cqe cqe;
+	unsigned n = 0;
+
+	OPEN_OR_SKIP(&r, 4);
+	while (uring_get_sqe(&r)) /* zeroed: IORING_OP_NOP */
+		n++;
+	CHECK_EQ_U64(n, r.sq_entries);
+	CHECK(uring_submit_and_wait(&r, n) == 0);
+	CHECK(uring_get_sqe(&r) != NULL);
+	r.queued = 0;
+	for (unsigned i = 0; i < n; i++)
+		CHECK(uring_take_cqe(&r, &cqe) && cqe.res == 0);
+	uring_close(&r);
+}
+
+int main(void)
+{
+	RUN(fixed_read_linked_to_send_moves_the_bytes);
+	RUN(a_full_submission_queue_gives_null);
+	return CHECK_EXIT();
+}
