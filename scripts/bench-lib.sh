@@ -31,14 +31,23 @@ bench_die() {
 	exit 1
 }
 
-# free_port: a TCP port nothing listens on.
+# free_port: a TCP port no socket uses.
 free_port() {
 	local p
 	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 40000))
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
+		p=$(random_port)
+		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return; }
 	done
 	bench_die "no free port"
+}
+
+# random_port: a port below the ephemeral range, so that no outgoing
+# connection (ours or anyone's) can take it between the check and the bind.
+random_port() {
+	local low=32768 rest
+	read -r low rest </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	[ "$low" -gt 11000 ] || low=32768
+	echo $((10000 + RANDOM % (low - 10000)))
 }
 
 # start_zcs PORT OUT [ARGS...]: a zcs on PORT writing its stdout to OUT; the

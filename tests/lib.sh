@@ -56,7 +56,7 @@ wait_until() {
 start_zcs() {
 	local try
 	for try in $(seq 1 20); do
-		PORT=$((20000 + RANDOM % 40000))
+		PORT=$(random_port)
 		"$ROOT/zcs" -d -p "$PORT" "$@" >"$T/zcs.out" 2>"$T/zcs.err" &
 		ZCS_PID=$!
 		started "$ZCS_PID"
@@ -69,12 +69,21 @@ start_zcs() {
 	fail "zcs did not start: $(cat "$T/zcs.err")"
 }
 
-# A port with nothing listening on it (for refused connections).
+# random_port: a port below the ephemeral range, so that no outgoing
+# connection can take it between the check and the bind.
+random_port() {
+	local low=32768 rest
+	read -r low rest </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	[ "$low" -gt 11000 ] || low=32768
+	echo $((10000 + RANDOM % (low - 10000)))
+}
+
+# A port no socket uses (for refused connections).
 free_port() {
 	local p
 	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 40000))
-		if ! ss -Htln "sport = :$p" | grep -q .; then
+		p=$(random_port)
+		if ! ss -Htan "sport = :$p" | grep -q .; then
 			echo "$p"
 			return 0
 		fi
