@@ -333,11 +333,18 @@ static void setup_buffers(struct sender *snd)
 			errx(1, "cannot allocate %u buffers of %zu bytes", snd->depth, snd->bufsize);
 }
 
-static void free_buffers(struct sender *snd)
+/* Whatever the mode set up, and the socket. */
+static void sender_close(struct sender *snd)
 {
 	for (unsigned i = 0; snd->bufs && i < snd->depth; i++)
 		free(snd->bufs[i]);
 	free(snd->bufs);
+	free(snd->slots);
+	uring_close(&snd->ring);
+	for (int i = 0; i < 2; i++)
+		if (snd->pipe[i] >= 0)
+			close(snd->pipe[i]);
+	close(snd->sock);
 }
 
 /* sendfile: the whole rest of the file per call; the kernel sends from the page cache. */
@@ -1012,7 +1019,8 @@ static void print_summary(const struct sender *snd, uint64_t ns, const struct ru
 /* The mode's buffers, pipe or ring, before anything is connected. */
 static void sender_setup(struct sender *snd, const struct settings *s)
 {
-	*snd = (struct sender){ .sock = -1, .mode = s->mode, .bufsize = s->bufsize,
+	*snd = (struct sender){ .sock = -1, .pipe = { -1, -1 }, .ring = { .fd = -1 },
+				.mode = s->mode, .bufsize = s->bufsize,
 				.depth = s->mode->queued ? s->depth : 1,
 				.io = strcmp(s->mode->name, "write") == 0 ? PROTO_IO_WRITE
 									  : PROTO_IO_SEND,
@@ -1095,8 +1103,7 @@ int main(int argc, char **argv)
 		errx(1, "%s during the transfer: no load figure", meter.soak.err);
 	if (meter.note[0])
 		warnx("note: %s", meter.note);
-	close(snd.sock);
-	free_buffers(&snd);
+	sender_close(&snd);
 	free(files);
 	return 0;
 }

@@ -1,0 +1,370 @@
+#!/bin/bash
+# The send modes beyond 2001 (splice, zerocopy, uring, uring-zc) and zcs's
+# receive modes (trunc, splice): the stream byte for byte, the counts at both
+# ends, the failures, and the kernel's copies counted rather than hidden.
+. "$(dirname "$0")/lib.sh"
+
+# uring_or_skip MODE: skip when this kernel refuses io_uring, saying why.
+uring_or_skip() {
+	local rc=0 err
+	case "$1" in uring*) ;; *) return 0 ;; esac
+	err=$("$ROOT/zcc" -m "$1" -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1) || rc=$?
+	case "$err" in *"-m $1: "*) skip "$err" ;; esac
+	return 0
+}
+
+# chunks BUFSIZE LOOPS FILE...: how many chunks of BUFSIZE the files make, LOOPS times.
+chunks() {
+	local b=$1 loops=$2 n=0 f size
+	shift 2
+	for f in "$@"; do
+		size=$(stat -c %s "$f")
+		n=$((n + (size + b - 1) / b))
+	done
+	echo $((n * loops))
+}
+
+# capture_and_compare ARGS...: zcc -n 2 ARGS to the capture peer; the bytes on
+# the wire must be the stream built independently by encode_stream.
+capture_and_compare() {
+	local port
+	make_files "$T/f"
+	"$HELPERS/capture" ${CAPTURE_ARGS:-} "$T/wire" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	port=$(cat "$T/port")
+	${ZCC_WRAP:-} "$ROOT/zcc" -n 2 -p "$port" -s 127.0.0.1 "$@" "$T"/f/* >"$T/out" ||
+		fail "zcc exited $?: $(cat "$T/out")"
+	wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "capture did not finish"
+	encode_stream 2 "$T"/f/* >"$T/expected"
+	cmp "$T/expected" "$T/wire" || fail "the stream differs from the independent encoding"
+}
+
+test_splice_stream_matches_independent_encoding() {
+	capture_and_compare -m splice -b 4k
+}
+
+test_zerocopy_stream_matches_independent_encoding() {
+	capture_and_compare -m zerocopy -b 4k -q 3
+}
+
+test_uring_stream_matches_independent_encoding() {
+	uring_or_skip uring
+	capture_and_compare -m uring -b 4k -q 3
+}
+
+test_uring_zc_stream_matches_independent_encoding() {
+	uring_or_skip uring-zc
+	capture_and_compare -m uring-zc -b 4k -q 3
+}
+
+# ipv6_with_loops MODE ARGS...: zcc -n 3 over ::1 to zcs; both ends count the stream.
+ipv6_with_loops() {
+	local mode=$1 want out
+	shift
+	ip -6 addr show lo 2>/dev/null | grep -q '::1' || skip "no IPv6 loopback"
+	uring_or_skip "$mode"
+	make_files "$T/f"
+	start_zcs
+	want=$(stream_bytes 3 "$T"/f/*)
+	out=$("$ROOT/zcc" -n 3 -m "$mode" -p "$PORT" -s ::1 "$@" "$T"/f/*)
+	expect_match "$out" "^sent $want bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode $mode$CPU_TIMES"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" "^received $want bytes in [0-9.]+ s, [0-9]+ kbytes/sec$CPU_TIMES\$"
+	grep -q "files\$" "$T/zcs.err" || fail "no file count from zcs -d"
+	expect_match "$(grep ' files$' "$T/zcs.err")" ": $((3 * 7)) files\$" "files zcs counted"
+}
+
+test_splice_over_ipv6_with_loops_counts_every_byte() {
+	ipv6_with_loops splice
+}
+
+test_zerocopy_over_ipv6_with_loops_counts_every_byte() {
+	ipv6_with_loops zerocopy -b 64k
+}
+
+test_uring_over_ipv6_with_loops_counts_every_byte() {
+	ipv6_with_loops uring -q 1
+}
+
+test_uring_zc_over_ipv6_with_loops_counts_every_byte() {
+	ipv6_with_loops uring-zc -b 100k -q 5
+}
+
+# On loopback the receiver is local, so the kernel copies every zero-copy
+# send; the summary says so, send by send.
+kernel_copies_are_reported() {
+	local mode=$1 n out
+	shift
+	uring_or_skip "$mode"
+	make_files "$T/f"
+	start_zcs
+	n=$(chunks 65536 4 "$T"/f/*)
+	out=$("$ROOT/zcc" -n 4 -b 64k -m "$mode" -p "$PORT" -s 127.0.0.1 "$@" "$T"/f/*)
+	expect_match "$out" "^sent $(stream_bytes 4 "$T"/f/*) bytes in .*, mode $mode$CPU_TIMES, zerocopy 0 of $n sends \\(kernel copied $n\\)\$"
+}
+
+test_zerocopy_reports_the_kernels_copies_on_loopback() {
+	kernel_copies_are_reported zerocopy
+}
+
+test_uring_zc_reports_the_kernels_copies_on_loopback() {
+	kernel_copies_are_reported uring-zc -q 8
+}
+
+test_modes_that_copy_by_design_print_no_copy_count() {
+	local mode out
+	make_files "$T/f"
+	start_zcs
+	for mode in sendfile send write splice uring; do
+		[ "$mode" = uring ] && uring_or_skip uring
+		out=$("$ROOT/zcc" -m "$mode" -p "$PORT" -s 127.0.0.1 "$T/f/350k")
+		expect_match "$out" "mode $mode$CPU_TIMES\$" "summary of mode $mode"
+	done
+}
+
+# A receiver slow enough that a 4 MiB file takes about a second to send.
+start_slow_capture() {
+	"$HELPERS/capture" -r 4096 -s 5000 "$T/wire" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	head -c 4194304 /dev/urandom >"$T/file"
+}
+
+shrink_is_an_error() {
+	local rc=0 zcc
+	uring_or_skip "$1"
+	start_slow_capture
+	"$ROOT/zcc" -o 4096 -b 64k -m "$1" -s 127.0.0.1 -p "$(cat "$T/port")" "$T/file" 2>"$T/err" &
+	zcc=$!
+	started "$zcc"
+	sleep 0.3
+	truncate -s 1M "$T/file"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(cat "$T/err")" "^zcc: $T/file: shrank while being sent \([0-9]+ of 4194304 bytes\)$"
+}
+
+test_zcc_file_shrinking_in_splice_mode_is_an_error() {
+	shrink_is_an_error splice
+}
+
+test_zcc_file_shrinking_in_zerocopy_mode_is_an_error() {
+	shrink_is_an_error zerocopy
+}
+
+test_zcc_file_shrinking_in_uring_mode_is_an_error() {
+	shrink_is_an_error uring
+}
+
+test_zcc_file_shrinking_in_uring_zc_mode_is_an_error() {
+	shrink_is_an_error uring-zc
+}
+
+# zcs's connection server is killed mid-transfer: zcc exits 1 with the count, no SIGPIPE.
+zcs_killed_mid_transfer() {
+	local rc=0 kid zcc
+	uring_or_skip "$1"
+	make_files "$T/f"
+	start_zcs
+	"$ROOT/zcc" -n 1000000 -m "$1" -s 127.0.0.1 -p "$PORT" "$T/f/350k" >"$T/out" 2>"$T/err" &
+	zcc=$!
+	started "$zcc"
+	wait_until 5 pgrep -P "$ZCS_PID" >/dev/null || fail "no connection server appeared"
+	sleep 0.3
+	kid=$(pgrep -P "$ZCS_PID")
+	kill -9 "$kid"
+	wait_until 10 eval '! kill -0 '"$zcc"' 2>/dev/null' || fail "zcc still running 10 s after zcs died"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code (141 would be SIGPIPE)"
+	expect_match "$(cat "$T/err")" \
+		'^zcc: connection (reset after [1-9][0-9]* bytes: Connection reset by peer|closed after [1-9][0-9]* bytes: Broken pipe)$'
+	[ -s "$T/out" ] && fail "zcc printed a summary after a failed transfer"
+	return 0
+}
+
+test_zcc_survives_zcs_killed_in_splice_mode() {
+	zcs_killed_mid_transfer splice
+}
+
+test_zcc_survives_zcs_killed_in_zerocopy_mode() {
+	zcs_killed_mid_transfer zerocopy
+}
+
+test_zcc_survives_zcs_killed_in_uring_mode() {
+	zcs_killed_mid_transfer uring
+}
+
+test_zcc_survives_zcs_killed_in_uring_zc_mode() {
+	zcs_killed_mid_transfer uring-zc
+}
+
+# With the socket's option memory nearly gone, MSG_ZEROCOPY sends fail with
+# ENOBUFS until completions free it: zcc waits for them, and loses nothing.
+test_zerocopy_waits_out_enobufs_and_loses_nothing() {
+	[ -w /proc/sys/net/core/optmem_max ] || skip "cannot set net.core.optmem_max (not root)"
+	command -v strace >/dev/null || skip "strace is not installed"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	OLD_OPTMEM=$(cat /proc/sys/net/core/optmem_max)
+	trap 'echo "$OLD_OPTMEM" >/proc/sys/net/core/optmem_max; cleanup' EXIT
+	echo 2048 >/proc/sys/net/core/optmem_max
+	# A slow reader fills its receive buffer and holds the sends unacknowledged,
+	# so their completions pile up.
+	CAPTURE_ARGS="-s 2000"
+	ZCC_WRAP="strace -f -e trace=sendto -e signal=none -o $T/trace"
+	capture_and_compare -m zerocopy -b 1k -q 64
+	grep -q 'MSG_ZEROCOPY.*= -1 ENOBUFS' "$T/trace" || fail "no send met ENOBUFS"
+}
+
+# io_uring switched off by the administrator: one line naming the sysctl, exit
+# 1, and no connection made.
+test_uring_disabled_by_sysctl_is_one_clear_error() {
+	local rc=0
+	[ -w /proc/sys/kernel/io_uring_disabled ] || skip "cannot set kernel.io_uring_disabled"
+	OLD_DISABLED=$(cat /proc/sys/kernel/io_uring_disabled)
+	trap 'echo "$OLD_DISABLED" >/proc/sys/kernel/io_uring_disabled; cleanup' EXIT
+	start_zcs
+	echo 2 >/proc/sys/kernel/io_uring_disabled
+	"$ROOT/zcc" -m uring-zc -s 127.0.0.1 -p "$PORT" /etc/hostname >"$T/out" 2>"$T/err" || rc=$?
+	echo "$OLD_DISABLED" >/proc/sys/kernel/io_uring_disabled
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" \
+		"zcc: -m uring-zc: io_uring is disabled (/proc/sys/kernel/io_uring_disabled is 2)"
+	[ -s "$T/out" ] && fail "zcc printed a summary"
+	sleep 0.2
+	grep -q 'connection from' "$T/zcs.err" && fail "zcc connected before failing"
+	return 0
+}
+
+test_q_is_a_usage_error_outside_the_queued_modes() {
+	usage_error zcc "zcc: -q needs -m zerocopy, uring or uring-zc (mode sendfile sends one chunk at a time)" \
+		-q 4 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -q needs -m zerocopy, uring or uring-zc (mode send sends one chunk at a time)" \
+		-S -q 4 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -q '0': must be at least 1" -m uring -q 0 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -q '65': must be at most 64" -m uring -q 65 -s 127.0.0.1 /etc/hostname
+}
+
+test_unknown_modes_list_every_mode() {
+	usage_error zcc "zcc: -m 'zero': unknown mode (sendfile, send, write, splice, zerocopy, uring or uring-zc)" \
+		-m zero -s 127.0.0.1 /etc/hostname
+	usage_error zcs "zcs: -m 'peek': unknown mode (read, trunc or splice)" -m peek
+}
+
+# The syscalls each mode promises, traced: the file data never goes through
+# sendto() or write() except as the mode says.
+traced_zcc() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	uring_or_skip "$1"
+	head -c 300000 /dev/urandom >"$T/file"
+	start_zcs
+	strace -f -e trace=sendto,sendmsg,write,splice,io_uring_enter -e signal=none \
+		-o "$T/trace" "$ROOT/zcc" -b 64k -m "$1" -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" "^received 300012 bytes "
+}
+
+# Data bytes the trace shows going through sendto() or write() (headers are 4 bytes).
+traced_copies() {
+	grep -E '^[0-9]+ +(sendto|write)\(' "$T/trace" | grep -v '= 4$' | grep -vE '^[0-9]+ +write\([12],' || true
+}
+
+test_splice_mode_moves_the_data_with_splice_only() {
+	traced_zcc splice
+	[ -z "$(traced_copies)" ] || fail "data copied by sendto/write: $(traced_copies | head -n 2)"
+	expect_eq "$(grep -cE 'splice\(.*= 65536$' "$T/trace")" 8 "64 KiB splices (4 full chunks, in and out)"
+}
+
+test_zerocopy_mode_sends_every_chunk_with_msg_zerocopy() {
+	traced_zcc zerocopy
+	expect_eq "$(traced_copies | grep -c MSG_ZEROCOPY)" 5 "MSG_ZEROCOPY sends of 64 KiB chunks"
+	expect_eq "$(traced_copies | grep -vc MSG_ZEROCOPY)" 0 "other data sends"
+}
+
+test_uring_modes_send_the_data_through_the_ring() {
+	traced_zcc uring
+	[ -z "$(traced_copies)" ] || fail "data copied by sendto/write: $(traced_copies | head -n 2)"
+	grep -q 'io_uring_enter' "$T/trace" || fail "no io_uring_enter in the trace"
+}
+
+# --- zcs's receive modes ---
+
+# independent_stream MODE: a stream built by printf and cat, received whole and counted.
+independent_stream() {
+	make_files "$T/f"
+	start_zcs -m "$1"
+	grep -q "^zcs: receive mode $1, 1048576-byte chunks\$" "$T/zcs.err" ||
+		fail "zcs -d did not name the mode: $(cat "$T/zcs.err")"
+	encode_stream 3 "$T"/f/* >"$T/stream"
+	cat "$T/stream" >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" "^received $(stat -c %s "$T/stream") bytes in [0-9.]+ s, [0-9]+ kbytes/sec$CPU_TIMES\$"
+	wait_until 5 grep -q ' files$' "$T/zcs.err" || fail "no file count"
+	expect_match "$(grep ' files$' "$T/zcs.err")" ": 21 files\$" "files zcs counted"
+}
+
+test_zcs_trunc_counts_an_independent_stream_exactly() {
+	independent_stream trunc
+}
+
+test_zcs_splice_counts_an_independent_stream_exactly() {
+	independent_stream splice
+}
+
+# receive_cut_short MODE: the incomplete and the overlong stream, said as in read mode.
+receive_cut_short() {
+	start_zcs -m "$1"
+	{ u32be 1; u32be 1; u32be 1000; head -c 10 /dev/zero; } >"/dev/tcp/127.0.0.1/$PORT"
+	{ u32be 1; u32be 1; u32be 3; printf 'abcjunk'; } >"/dev/tcp/127.0.0.1/$PORT"
+	{ u32be 2; printf '\0'; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 3
+	expect_eq "$(zcs_summaries | sed 's/ in .* s, [0-9]* kbytes\/sec//; s/, cpu .*//' | sort)" \
+"received 19 bytes, 4 bytes after the end of the stream
+received 22 bytes, incomplete: waiting for file data
+received 5 bytes, incomplete: waiting for header"
+}
+
+test_zcs_trunc_reports_incomplete_and_extra_bytes() {
+	receive_cut_short trunc
+}
+
+test_zcs_splice_reports_incomplete_and_extra_bytes() {
+	receive_cut_short splice
+}
+
+test_every_send_mode_to_every_receive_mode_counts_alike() {
+	local rm sm want
+	make_files "$T/f"
+	want=$(stream_bytes 2 "$T"/f/*)
+	for rm in trunc splice; do
+		start_zcs -m "$rm" -b 64k
+		for sm in sendfile send splice zerocopy uring uring-zc; do
+			case "$sm" in uring*) uring_or_skip "$sm" ;; esac
+			expect_match "$("$ROOT/zcc" -n 2 -m "$sm" -p "$PORT" -s 127.0.0.1 "$T"/f/*)" \
+				"^sent $want bytes " "zcc -m $sm to zcs -m $rm"
+		done
+		wait_summaries 6
+		expect_eq "$(zcs_summaries | awk '{ print $2 }' | sort -u)" "$want" "zcs -m $rm counts"
+		kill -9 "$ZCS_PID"
+	done
+}
+
+# zcs -m trunc reads only headers into its buffer: file data goes by MSG_TRUNC.
+test_zcs_trunc_reads_headers_only() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	head -c 300000 /dev/urandom >"$T/file"
+	start_zcs -m trunc
+	strace -f -e trace=read,recvfrom -e signal=none -o "$T/trace" -p "$ZCS_PID" 2>"$T/strace.err" &
+	started $!
+	wait_until 5 grep -q attached "$T/strace.err" || fail "strace did not attach to zcs"
+	"$ROOT/zcc" -n 2 -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null
+	wait_summaries 1
+	grep -E 'read\([0-9]+, .*, [0-9]+\) = [0-9]+$' "$T/trace" | grep -vE ', [1-4]\) = [0-4]$' &&
+		fail "a read of more than a header's bytes"
+	expect_eq "$(grep -E 'recvfrom\(.*MSG_TRUNC' "$T/trace" | awk '{ s += $NF } END { print s }')" \
+		600000 "bytes dropped by MSG_TRUNC"
+}
+
+run_tests "$@"
