@@ -8,8 +8,9 @@ NUM='-?[0-9]+\.[0-9]+'
 # "median [lo, hi]", the form of every figure in the table.
 FIG="$NUM \\[$NUM, $NUM\\]"
 PCT="[-+][0-9]+\\.[0-9]% \\[[-+][0-9]+\\.[0-9]%, [-+][0-9]+\\.[0-9]%\\]"
-ROW="^(send|sendfile|write) +([0-9]+|-) +(none|separate|same) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT\$"
-RUNS_HEADER=round,mode,bufsize,placement,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct
+MODES='sendfile|send|write|splice|zerocopy|uring|uring-zc'
+ROW="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-)\$"
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
@@ -20,28 +21,28 @@ matrix() {
 # check_csvs CELLS ROUNDS INTERVAL: a row per cell and round in the runs CSV,
 # a row per cell in the cells CSV, each figure's median inside its interval.
 check_csvs() {
-	local cells=$1 rounds=$2 interval=$3 hdr=mode,bufsize,placement,rounds,interval f
+	local cells=$1 rounds=$2 interval=$3 hdr=mode,bufsize,placement,recv,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,[a-z]+,([0-9]+|-),[a-z]+(,$NUM){10}\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
 	# Throughputs and demands are positive; loads are percentages.
-	awk -F, 'NR > 1 && !($5 > 0 && $7 > 0 && $8 > 0 && $9 > 0 && $10 > 0 && $12 > 0 && $6 > 0 && $6 <= 100 && $11 > -5 && $11 <= 100) { bad = 1 }
+	awk -F, 'NR > 1 && !($6 > 0 && $8 > 0 && $9 > 0 && $10 >= 0 && $11 > 0 && $13 > 0 && $7 > 0 && $7 <= 100 && $12 > -5 && $12 <= 100) { bad = 1 }
 		END { exit bad }' "$T/out/zc-matrix-runs.csv" || fail "implausible figures: $(cat "$T/out/zc-matrix-runs.csv")"
-	for f in $(echo "$RUNS_HEADER" | cut -d, -f5-14 | tr ',' ' '); do
+	for f in $(echo "$RUNS_HEADER" | cut -d, -f6-16 | tr ',' ' '); do
 		hdr="$hdr,$f,${f}_lo,${f}_hi"
 	done
 	expect_eq "$(head -n 1 "$T/out/zc-matrix.csv")" "$hdr"
 	expect_eq "$(sed 1d "$T/out/zc-matrix.csv" | wc -l)" "$cells" "cells CSV rows"
 	awk -F, -v r="$rounds" -v i="$interval" 'NR > 1 {
-		if ($4 != r || $5 != i) bad = 1
-		for (c = 6; c <= 35; c += 3) if (!($(c + 1) <= $c && $c <= $(c + 2))) bad = 1
+		if ($5 != r || $6 != i) bad = 1
+		for (c = 7; c <= 37; c += 3) if (!($(c + 1) <= $c && $c <= $(c + 2))) bad = 1
 	} END { exit bad }' "$T/out/zc-matrix.csv" || fail "cells CSV: $(cat "$T/out/zc-matrix.csv")"
 }
 
-# check_verdict PLACEMENT N: the verdict ranks N methods of that placement,
+# check_verdict "PLACEMENT, zcs -m RECV" N: the verdict ranks N methods there,
 # cheapest first, and says "within the noise" exactly where the interval of
 # the difference takes in 0.
 check_verdict() {
@@ -51,7 +52,7 @@ check_verdict() {
 	block=$(sed -n "/^  placement $1:\$/,/^  placement\\|^#/p" "$T/table" | grep '^    ')
 	expect_eq "$(echo "$block" | wc -l)" "$2" "methods ranked for $1"
 	echo "$block" | head -n 1 | grep -q -E ' [0-9]+\.[0-9]{3} us/KB  cheapest$' || fail "first: $block"
-	echo "$block" | sed 1d | grep -v -E " [0-9]+\\.[0-9]{3} us/KB  [-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\](  within the noise( of [a-z]+( -b [0-9]+)?)?)?\$" &&
+	echo "$block" | sed 1d | grep -v -E " [0-9]+\\.[0-9]{3} us/KB  [-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\](  within the noise( of [a-z-]+( -b [0-9]+)?)?)?\$" &&
 		fail "verdict lines: $block"
 	echo "$block" | sed 1d | sed 's/.*\[\(.*\), \(.*\)\].*/\1 \2 &/' |
 		awk '{ noise = ($1 <= 0 && $2 >= 0); said = ($0 ~ /within the noise$/); if (noise && !said || said && !noise) bad = 1 }
@@ -64,16 +65,16 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
 	expect_eq "$(grep -E "$ROW" "$T/table" | awk '{ print $1 "/" $2 }' | tr '\n' ' ')" "sendfile/- send/4096 send/65536 " "rows in order"
-	grep -q '^mode  *buf placement | MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s$' "$T/table" ||
+	grep -q '^mode  *buf placement recv   | MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied$' "$T/table" ||
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
 	grep -q "^# .*/zcc -c -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
-	grep -q "^# .*/zcs -d -p [0-9]* -t 3600$" "$T/table" || fail "the zcs command line is not printed"
+	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -m read$" "$T/table" || fail "the zcs command line is not printed"
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
 	check_csvs 3 2 min-max
-	check_verdict none 3
+	check_verdict "none, zcs -m read" 3
 	if command -v gnuplot >/dev/null; then
 		grep -qx "# plot written to $T/out/zc-matrix.png" "$T/table" || fail "no plot line"
 		expect_eq "$(head -c 8 "$T/out/zc-matrix.png" | od -An -tx1 | tr -d ' ')" 89504e470d0a1a0a "PNG signature"
@@ -104,7 +105,7 @@ test_width_adds_rounds_and_names_what_did_not_converge() {
 	matrix --modes sendfile --placements none --rounds 2 --width 0 --max-rounds 3 --loops 5
 	grep -qx '# 3 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" ||
 		fail "rounds: $(grep '^# [0-9]* rounds' "$T/table")"
-	grep -q -E '^# not converged to --width 0% after 3 rounds: sendfile - none \(demand interval [0-9.]+% wide\)$' "$T/table" ||
+	grep -q -E '^# not converged to --width 0% after 3 rounds: sendfile - none read \(demand interval [0-9.]+% wide\)$' "$T/table" ||
 		fail "no word of the unconverged cell: $(cat "$T/table")"
 	matrix --modes sendfile --placements none --rounds 1 --width 100000 --loops 5
 	grep -qx '# 1 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" ||
@@ -129,11 +130,32 @@ test_interval_of_the_median_is_min_max_or_the_95_percent_ci() {
 []" "stats"
 }
 
+# The zero-copy modes' copies are a column of the table and of both CSVs; the
+# receive mode is a column and a verdict group of its own.
+test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
+	local modes=splice,zerocopy,uring-zc
+	"$ROOT/zcc" -m uring-zc -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1 | grep -q -- '-m uring-zc: ' &&
+		modes=splice,zerocopy
+	matrix --modes "$modes" --recv read,trunc --bufsizes 65536 --placements none --rounds 1 --loops 5
+	expect_eq "$(grep -c -E "$ROW" "$T/table")" $((2 * $(echo "$modes" | tr ',' '\n' | wc -l))) "rows: $(cat "$T/table")"
+	expect_eq "$(grep -E "^splice " "$T/table" | awk '{ print $4, $NF }' | tr '\n' '|')" "read -|trunc -|" "splice rows"
+	expect_eq "$(grep -E "^zerocopy " "$T/table" | awk '{ print $4, $NF }' | tr '\n' '|')" "read 100%|trunc 100%|" \
+		"zerocopy rows: on loopback the kernel copies every send"
+	expect_eq "$(awk -F, '$2 == "zerocopy" { print $5, $16 }' "$T/out/zc-matrix-runs.csv" | sort | tr '\n' '|')" \
+		"read 100.0|trunc 100.0|" "copied_pct in the runs CSV"
+	expect_eq "$(awk -F, '$1 == "splice" { print $4 "[" $37 "]" }' "$T/out/zc-matrix.csv" | tr '\n' '|')" \
+		"read[]|trunc[]|" "no copied_pct for splice in the cells CSV"
+	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -m trunc$" "$T/table" || fail "no zcs -m trunc"
+	check_csvs $((2 * $(echo "$modes" | tr ',' '\n' | wc -l))) 1 min-max
+	check_verdict "none, zcs -m read" "$(echo "$modes" | tr ',' '\n' | wc -l)"
+	check_verdict "none, zcs -m trunc" "$(echo "$modes" | tr ',' '\n' | wc -l)"
+}
+
 test_matrix_sends_given_files_and_places_processes() {
 	make_files "$T/f"
 	matrix --modes sendfile --files "$T/f" --loops 300 --placements same --rounds 1
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
-	grep -q "/zcs -d -p [0-9]* -t 3600 -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
+	grep -q "/zcs -d -p [0-9]* -t 3600 -m read -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
 	grep -q "/zcc -c -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
 	check_csvs 1 1 min-max
 }
@@ -205,7 +227,8 @@ bad_option() {
 
 test_matrix_rejects_bad_options() {
 	local rc=0
-	bad_option "--modes: unknown mode 'splice'" --modes splice
+	bad_option "--modes: unknown mode 'splic'" --modes sendfile,splic
+	bad_option "--recv: unknown receive mode 'peek'" --recv read,peek
 	bad_option "--loops '2x': not a number" --loops 2x
 	bad_option "--loops needs a value" --loops
 	bad_option "--rounds must be at least 1" --rounds 0

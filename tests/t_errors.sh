@@ -19,9 +19,6 @@ test_zcc_rejects_bad_option_values() {
 	usage_error zcc "zcc: -B '-1': must be at least 0" -B -1 -s localhost "$f"
 	usage_error zcc "zcc: -i '0': must be at least 1" -i 0 -s localhost "$f"
 	usage_error zcc "zcc: -o '1k1': trailing characters after the number" -o 1k1 -s localhost "$f"
-	usage_error zcc "zcc: -m 'foo': unknown mode (sendfile, send or write)" -m foo -s localhost "$f"
-	usage_error zcc "zcc: -m 'splice': not supported yet" -m splice -s localhost "$f"
-	usage_error zcc "zcc: -m 'zerocopy': not supported yet" -m zerocopy -s localhost "$f"
 	usage_error zcc "zcc: -m sendfile conflicts with -S" -m sendfile -S -s localhost "$f"
 	usage_error zcc "zcc: unknown option -x" -x -s localhost "$f"
 	usage_error zcc "zcc: -s needs a value" -s

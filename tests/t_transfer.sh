@@ -186,9 +186,12 @@ test_buffer_size_beyond_rmem_max_names_the_limit() {
 test_h_prints_usage_and_exits_0() {
 	local out
 	out=$("$ROOT/zcc" -h) || fail "zcc -h exited $?"
-	expect_match "$out" '^usage: zcc \[-cCdhkSw\]'
+	expect_eq "$out" "usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]
+           [-N cpus] [-p port] [-m mode] [-q depth] [-T msecs] [-W secs]
+           -s server file..."
 	out=$("$ROOT/zcs" -h) || fail "zcs -h exited $?"
-	expect_eq "$out" "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-o sndbuf] [-p port] [-t secs]"
+	expect_eq "$out" "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]
+           [-o sndbuf] [-p port] [-t secs]"
 }
 
 test_zcs_listens_on_one_address_with_a() {
