@@ -579,6 +579,18 @@ static void finish_zerocopy(struct sender *snd)
  */
 enum { URING_READ, URING_SEND };
 
+/* A kernel whose io_uring lacks an operation fails the mode before connecting. */
+static void require_op(struct sender *snd, unsigned op, const char *name, const char *since)
+{
+	int rc = uring_supports(&snd->ring, op);
+
+	if (rc < 0)
+		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
+	if (rc == 0)
+		errx(1, "-m %s: this kernel's io_uring has no %s (Linux %s or later)",
+		     snd->mode->name, name, since);
+}
+
 static void setup_uring(struct sender *snd)
 {
 	struct iovec *iov = calloc(snd->depth, sizeof(*iov));
@@ -589,8 +601,14 @@ static void setup_uring(struct sender *snd)
 		err(1, "calloc");
 	for (unsigned i = 0; i < snd->depth; i++)
 		iov[i] = (struct iovec){ .iov_base = snd->bufs[i], .iov_len = snd->bufsize };
-	if (uring_open(&snd->ring, 2 * snd->depth) < 0 ||
-	    uring_register_buffers(&snd->ring, iov, snd->depth) < 0)
+	if (uring_open(&snd->ring, 2 * snd->depth) < 0)
+		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
+	require_op(snd, IORING_OP_READ_FIXED, "READ_FIXED", "5.1");
+	if (snd->mode->counts_copies)
+		require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
+	else
+		require_op(snd, IORING_OP_SEND, "SEND", "5.6");
+	if (uring_register_buffers(&snd->ring, iov, snd->depth) < 0)
 		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
 	free(iov);
 }

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -87,6 +88,28 @@ void uring_close(struct uring *r)
 	r->fd = -1;
 	r->sqes = NULL;
 	r->cq_map = r->sq_map = NULL;
+}
+
+/* Room for every opcode a probe can report (its op count is a byte). */
+#define PROBE_OPS 256
+
+int uring_supports(struct uring *r, unsigned opcode)
+{
+	struct io_uring_probe *p = calloc(1, sizeof(*p) + PROBE_OPS * sizeof(p->ops[0]));
+	int yes;
+
+	if (!p) {
+		snprintf(r->err, sizeof(r->err), "probing io_uring: %s", strerror(errno));
+		return -1;
+	}
+	if (syscall(__NR_io_uring_register, r->fd, IORING_REGISTER_PROBE, p, PROBE_OPS) < 0) {
+		snprintf(r->err, sizeof(r->err), "probing io_uring: %s", strerror(errno));
+		free(p);
+		return -1;
+	}
+	yes = opcode <= p->last_op && (p->ops[opcode].flags & IO_URING_OP_SUPPORTED);
+	free(p);
+	return yes;
 }
 
 int uring_register_buffers(struct uring *r, const struct iovec *iov, unsigned n)

@@ -41,6 +41,12 @@ struct uring {
 int uring_open(struct uring *r, unsigned entries);
 void uring_close(struct uring *r);
 
+/*
+ * Whether the running kernel knows an opcode (IORING_REGISTER_PROBE): 1 or 0;
+ * -1 with r->err when it cannot say (a kernel older than 5.6).
+ */
+int uring_supports(struct uring *r, unsigned opcode);
+
 /* Pin n buffers for IORING_OP_READ_FIXED and the sends' FIXED_BUF. 0, or -1 and r->err. */
 int uring_register_buffers(struct uring *r, const struct iovec *iov, unsigned n);
 

@@ -79,9 +79,21 @@ static void a_full_submission_queue_gives_null(void)
 	uring_close(&r);
 }
 
+/* The probe knows NOP, which every ring has, and no opcode past the last. */
+static void the_probe_knows_nop_and_not_beyond_the_last_op(void)
+{
+	struct uring r;
+
+	OPEN_OR_SKIP(&r, 2);
+	CHECK(uring_supports(&r, IORING_OP_NOP) == 1);
+	CHECK(uring_supports(&r, 255) == 0);
+	uring_close(&r);
+}
+
 int main(void)
 {
 	RUN(fixed_read_linked_to_send_moves_the_bytes);
 	RUN(a_full_submission_queue_gives_null);
+	RUN(the_probe_knows_nop_and_not_beyond_the_last_op);
 	return CHECK_EXIT();
 }
