@@ -6,7 +6,7 @@ set -u
 
 cd "$(dirname "$0")/.." || exit 1
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.one"' EXIT
 
 for prog in "$@"; do
 	"$prog" | tee -a "$log"
@@ -16,11 +16,20 @@ for prog in "$@"; do
 	fi
 done
 
+# A test file that dies (a syntax error, a missing helper) or reports no test
+# at all is a failure of its own, not a file with nothing to say.
 shopt -s nullglob
 for script in tests/t_*.sh; do
 	case "$script" in *"${TESTS:-}"*) ;; *) continue ;; esac
-	bash "$script" | tee -a "$log"
+	bash "$script" | tee "$log.one" | tee -a "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL $script: exited with status $rc" | tee -a "$log"
+	elif ! grep -q -E '^(ok|FAIL|skip) ' "$log.one"; then
+		echo "FAIL $script: ran no tests" | tee -a "$log"
+	fi
 done
+rm -f "$log.one"
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
