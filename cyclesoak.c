@@ -28,16 +28,14 @@ struct settings {
 
 static volatile sig_atomic_t stop_signal;
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: cyclesoak [-BCdhk1] [-N cpus] [-p secs | -m msecs]\n");
-}
+static const char usage[] = "usage: cyclesoak [-BCdhk1] [-N cpus] [-p secs | -m msecs]\n";
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	int c, have_p = 0, have_m = 0;
 
 	*s = (struct settings){ .period_ms = 1000 };
+	opt_init(usage);
 	while ((c = getopt(argc, argv, ":BCdhk1N:p:m:")) != -1) {
 		switch (c) {
 		case 'B':
@@ -50,7 +48,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->debug++;
 			break;
 		case 'h':
-			usage(stdout);
+			opt_usage(stdout);
 			exit(0);
 		case 'k':
 			s->kernel = 1;

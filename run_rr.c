@@ -12,10 +12,7 @@
 
 #include "lib/opt.h"
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: run_rr [-h] [-p priority] [command [arg...]]\n");
-}
+static const char usage[] = "usage: run_rr [-h] [-p priority] [command [arg...]]\n";
 
 /*
  * Installed set-user-ID root, run_rr must not hand out root: once the policy
@@ -43,10 +40,11 @@ int main(int argc, char **argv)
 	int c, exec_errno;
 
 	/* "+": options end at the command, whose own options are its business. */
+	opt_init(usage);
 	while ((c = getopt(argc, argv, "+:hp:")) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
+			opt_usage(stdout);
 			return 0;
 		case 'p':
 			sp.sched_priority = opt_long(c, optarg, min, max);

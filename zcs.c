@@ -57,12 +57,9 @@ struct conn {
 
 static volatile sig_atomic_t tick;
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] "
-		    "[-m mode]\n"
-		    "           [-o sndbuf] [-p port] [-t secs]\n");
-}
+static const char usage[] =
+	"usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
+	"           [-o sndbuf] [-p port] [-t secs]\n";
 
 /* Defined with the receive routines below. */
 #define N_RECV_MODES 3
@@ -83,6 +80,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
 				.mode = &recv_modes[0] };
+	opt_init(usage);
 	while ((c = getopt(argc, argv, ":a:b:B:dhi:l:m:o:p:t:")) != -1) {
 		switch (c) {
 		case 'a':
@@ -100,7 +98,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->debug++;
 			break;
 		case 'h':
-			usage(stdout);
+			opt_usage(stdout);
 			exit(0);
 		case 'i':
 			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);

@@ -84,6 +84,18 @@ const char *opt_status_text(enum opt_status st)
 	return "invalid";
 }
 
+static const char *opt_synopsis = "";
+
+void opt_init(const char *synopsis)
+{
+	opt_synopsis = synopsis;
+}
+
+void opt_usage(FILE *to)
+{
+	fputs(opt_synopsis, to);
+}
+
 void opt_failx(const char *fmt, ...)
 {
 	va_list ap;
@@ -93,7 +105,7 @@ void opt_failx(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	usage(stderr);
+	opt_usage(stderr);
 	exit(2);
 }
 

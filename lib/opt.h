@@ -19,8 +19,12 @@ enum opt_status opt_parse_long(const char *s, long min, long max, long *out);
 enum opt_status opt_parse_size(const char *s, long min, long max, long *out);
 const char *opt_status_text(enum opt_status st);
 
-/* The program's usage synopsis; each program defines it. */
-void usage(FILE *to);
+/*
+ * The program's synopsis ("usage: prog ...\n"), given once before parsing:
+ * every usage error ends with it, and opt_usage() prints it (for -h).
+ */
+void opt_init(const char *synopsis);
+void opt_usage(FILE *to);
 
 /* Print "prog: -X 'value': why" and the usage to stderr, then exit 2. */
 void opt_fail(int opt, const char *arg, const char *why) __attribute__((noreturn));

@@ -12,11 +12,6 @@
 
 #include "../lib/opt.h"
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: fuzz_opt [libFuzzer options] [corpus...]\n");
-}
-
 /*
  * A value: an optional sign followed by at least one digit, then, for a
  * size, an optional k/K or m/M, then nothing. In range or not; never wrapped.

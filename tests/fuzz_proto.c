@@ -12,11 +12,6 @@
 
 #include "../lib/proto.h"
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: fuzz_proto [libFuzzer options] [corpus...]\n");
-}
-
 /* What a receiver knows at the end of some bytes of a stream. */
 struct outcome {
 	const char *waiting;	/* "header", "file data", or NULL once complete */

@@ -20,10 +20,6 @@
 
 #define PERIOD_NS 10000000ULL
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: loadgen -c cpu -f percent -t secs\n");
-}
 
 static uint64_t cpu_time_ns(void)
 {
@@ -39,6 +35,7 @@ int main(int argc, char **argv)
 	uint64_t start, end, cpu_start, got_ns, busy_ns, period;
 	int c;
 
+	opt_init("usage: loadgen -c cpu -f percent -t secs\n");
 	while ((c = getopt(argc, argv, ":c:f:t:")) != -1) {
 		switch (c) {
 		case 'c':

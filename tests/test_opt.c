@@ -4,11 +4,6 @@
 #include "../lib/opt.h"
 #include "check.h"
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: test_opt\n");
-}
-
 static void plain_numbers_parse(void)
 {
 	long v = -1;

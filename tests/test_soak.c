@@ -10,11 +10,6 @@
 #include "../lib/timing.h"
 #include "check.h"
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: test_soak\n");
-}
-
 static char dir[] = "/tmp/test_soak.XXXXXX";
 static char path[64];
 
