@@ -89,7 +89,7 @@ struct file_entry {
 struct sender {
 	int sock;
 	const struct send_mode *mode;
-	enum proto_io io;	/* how the headers (and write's and send's data) go */
+	enum net_io io;	/* how the headers (and write's and send's data) go */
 	long wait_secs;		/* -W: the longest wait for the kernel or the peer */
 	uint64_t sent;
 	char **bufs;		/* depth buffers of bufsize bytes */
@@ -103,12 +103,10 @@ struct sender {
 	uint64_t zc_sends, zc_copied;	/* sends the kernel completed, and copied */
 };
 
-void usage(FILE *to)
-{
-	fprintf(to, "usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
-		    "           [-N cpus] [-p port] [-m mode] [-q depth] [-T msecs] [-W secs]\n"
-		    "           -s server file...\n");
-}
+static const char usage[] =
+	"usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
+	"           [-N cpus] [-p port] [-m mode] [-q depth] [-T msecs] [-W secs]\n"
+	"           -s server file...\n";
 
 /* Defined with the send routines below. */
 #define N_SEND_MODES 7
@@ -132,6 +130,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
 				.mode = &send_modes[0], .depth = DEFAULT_DEPTH,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
+	opt_init(usage);
 	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:q:s:ST:wW:")) != -1) {
 		switch (c) {
 		case 'b':
@@ -153,7 +152,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->debug++;
 			break;
 		case 'h':
-			usage(stdout);
+			opt_usage(stdout);
 			exit(0);
 		case 'i':
 			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
@@ -288,11 +287,11 @@ static void __attribute__((noreturn)) die_shrunk(const struct file_entry *f, uin
 static void send_bytes(struct sender *snd, const void *buf, size_t len)
 {
 	size_t done;
-	int rc = proto_write_full(snd->sock, snd->io, buf, len, &done);
+	int rc = net_write_full(snd->sock, snd->io, buf, len, &done);
 
 	snd->sent += done;
 	if (rc < 0)
-		die_sending(snd, snd->io == PROTO_IO_WRITE ? "write" : "send");
+		die_sending(snd, snd->io == NET_IO_WRITE ? "write" : "send");
 }
 
 static void send_u32(struct sender *snd, uint32_t v)
@@ -1040,8 +1039,8 @@ static void sender_setup(struct sender *snd, const struct settings *s)
 	*snd = (struct sender){ .sock = -1, .pipe = { -1, -1 }, .ring = { .fd = -1 },
 				.mode = s->mode, .bufsize = s->bufsize,
 				.depth = s->mode->queued ? s->depth : 1,
-				.io = strcmp(s->mode->name, "write") == 0 ? PROTO_IO_WRITE
-									  : PROTO_IO_SEND,
+				.io = strcmp(s->mode->name, "write") == 0 ? NET_IO_WRITE
+									  : NET_IO_SEND,
 				.wait_secs = s->close_wait_secs };
 	if (snd->mode->setup)
 		snd->mode->setup(snd);
@@ -1053,8 +1052,9 @@ static void debug_files(const struct settings *s, const struct file_entry *files
 
 	for (size_t i = 0; i < n; i++)
 		per_loop += files[i].size;
-	fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, mode %s", n,
-		(unsigned long long)per_loop, s->mode->name);
+	fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, %llu bytes in all, mode %s",
+		n, (unsigned long long)per_loop,
+		(unsigned long long)proto_stream_bytes(s->loops, n, per_loop), s->mode->name);
 	if (s->mode->queued)
 		fprintf(stderr, ", %ld chunks in flight", s->depth);
 	fprintf(stderr, "\n");

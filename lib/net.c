@@ -22,16 +22,26 @@ void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t s
 		snprintf(buf, size, "%s port %s", host, serv);
 }
 
-int net_local_port(int fd)
+int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *done)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	const char *p = buf;
+	size_t off = 0;
+	int ret = 0;
 
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
-		return -1;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	while (off < len) {
+		ssize_t n = io == NET_IO_SEND ? send(fd, p + off, len - off, MSG_NOSIGNAL)
+					      : write(fd, p + off, len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -1;
+			break;
+		}
+		off += n;
+	}
+	*done = off;
+	return ret;
 }
 
 /*

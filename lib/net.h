@@ -105,7 +105,13 @@ int net_take_zc_completion(int fd, struct net_zc_range *range);
 /* "addr port N" for messages. */
 void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t size);
 
-/* The local port a socket is bound to. */
-int net_local_port(int fd);
+/* How bytes reach the socket: write(), or send() (with MSG_NOSIGNAL). */
+enum net_io { NET_IO_WRITE, NET_IO_SEND };
+
+/*
+ * Write all len bytes, retrying after EINTR and short writes. Returns 0, or -1
+ * with errno set; *done is the count written either way.
+ */
+int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *done);
 
 #endif

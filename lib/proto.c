@@ -1,7 +1,3 @@
-#include <errno.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include "proto.h"
 
 void proto_put_u32(unsigned char out[PROTO_U32_BYTES], uint32_t v)
@@ -15,28 +11,6 @@ void proto_put_u32(unsigned char out[PROTO_U32_BYTES], uint32_t v)
 uint32_t proto_get_u32(const unsigned char in[PROTO_U32_BYTES])
 {
 	return (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 | (uint32_t)in[2] << 8 | in[3];
-}
-
-int proto_write_full(int fd, enum proto_io io, const void *buf, size_t len, size_t *done)
-{
-	const char *p = buf;
-	size_t off = 0;
-	int ret = 0;
-
-	while (off < len) {
-		ssize_t n = io == PROTO_IO_SEND ? send(fd, p + off, len - off, MSG_NOSIGNAL)
-						: write(fd, p + off, len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -1;
-			break;
-		}
-		off += n;
-	}
-	*done = off;
-	return ret;
 }
 
 void proto_rx_init(struct proto_rx *rx)
@@ -148,11 +122,9 @@ const char *proto_rx_waiting_for(const struct proto_rx *rx)
 	}
 }
 
-uint64_t proto_stream_bytes(uint32_t n_loops, const uint64_t *sizes, size_t n_files)
+uint64_t proto_stream_bytes(uint32_t n_loops, size_t n_files, uint64_t data_per_loop)
 {
-	uint64_t per_loop = PROTO_U32_BYTES;
+	uint64_t per_loop = PROTO_U32_BYTES + n_files * PROTO_U32_BYTES + data_per_loop;
 
-	for (size_t i = 0; i < n_files; i++)
-		per_loop += PROTO_U32_BYTES + sizes[i];
 	return PROTO_U32_BYTES + (uint64_t)n_loops * per_loop;
 }

@@ -1,5 +1,5 @@
 /*
- * proto: the zc wire format and exact-length I/O.
+ * proto: the zc wire format, and a receiver's decoder of it.
  *
  * The stream is n_loops, then per loop n_files, then per file its length and
  * that many bytes of data. Every integer is an unsigned 32-bit big-endian value,
@@ -16,15 +16,6 @@
 
 void proto_put_u32(unsigned char out[PROTO_U32_BYTES], uint32_t v);
 uint32_t proto_get_u32(const unsigned char in[PROTO_U32_BYTES]);
-
-/* How bytes reach the socket: write(), or send() (which may take flags). */
-enum proto_io { PROTO_IO_WRITE, PROTO_IO_SEND };
-
-/*
- * Write all len bytes, retrying after EINTR and short writes. Returns 0, or -1
- * with errno set; *done is the count written either way.
- */
-int proto_write_full(int fd, enum proto_io io, const void *buf, size_t len, size_t *done);
 
 enum proto_rx_state {
 	PROTO_RX_LOOPS,
@@ -64,7 +55,7 @@ void proto_rx_skip(struct proto_rx *rx, size_t len);
 /* "header" or "file data" while incomplete; NULL once the stream is complete. */
 const char *proto_rx_waiting_for(const struct proto_rx *rx);
 
-/* Bytes on the wire for n_loops passes over files of the given sizes. */
-uint64_t proto_stream_bytes(uint32_t n_loops, const uint64_t *sizes, size_t n_files);
+/* Bytes on the wire for n_loops passes over n_files files of data_per_loop bytes in all. */
+uint64_t proto_stream_bytes(uint32_t n_loops, size_t n_files, uint64_t data_per_loop);
 
 #endif

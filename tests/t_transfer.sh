@@ -183,6 +183,23 @@ test_buffer_size_beyond_rmem_max_names_the_limit() {
 	expect_eq "$err" "zcs: SO_RCVBUF: asked for 536870912 bytes, the kernel granted $max (raise /proc/sys/net/core/rmem_max)"
 }
 
+# -d says before connecting how many bytes the stream will carry, which is
+# what the summary then counts.
+test_d_says_the_bytes_the_stream_will_carry() {
+	local want data=0 f out
+	make_files "$T/f"
+	start_zcs
+	want=$(stream_bytes 3 "$T"/f/*)
+	for f in "$T"/f/*; do
+		data=$((data + $(stat -c %s "$f")))
+	done
+	out=$("$ROOT/zcc" -d -n 3 -m uring -p "$PORT" -s 127.0.0.1 "$T"/f/* 2>"$T/err" ||
+		"$ROOT/zcc" -d -n 3 -p "$PORT" -s 127.0.0.1 "$T"/f/* 2>"$T/err")
+	expect_match "$(grep 'files, ' "$T/err")" \
+		"^zcc: 7 files, $data bytes of file data a loop, $want bytes in all, mode (uring, 4 chunks in flight|sendfile)\$"
+	expect_eq "$(echo "$out" | awk '{ print $2 }')" "$want" "bytes sent"
+}
+
 test_h_prints_usage_and_exits_0() {
 	local out
 	out=$("$ROOT/zcc" -h) || fail "zcc -h exited $?"

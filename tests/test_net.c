@@ -1,5 +1,7 @@
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +10,19 @@
 #include "check.h"
 
 static const struct net_bufsizes autotune = { 0, 0 };
+
+/* The port the kernel chose for a socket bound to port 0. */
+static int local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
 
 static int accept_one(int lfd)
 {
@@ -19,7 +34,7 @@ static int accept_one(int lfd)
 
 static void listen_and_connect_on_ipv4(void)
 {
-	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = net_local_port(lfd);
+	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
 	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
 	char c = 0;
 
@@ -33,7 +48,7 @@ static void listen_and_connect_on_ipv4(void)
 
 static void wildcard_listener_takes_ipv4_and_ipv6(void)
 {
-	int lfd = net_listen(NULL, 0, &autotune, 0), port = net_local_port(lfd);
+	int lfd = net_listen(NULL, 0, &autotune, 0), port = local_port(lfd);
 	int fd4 = net_connect("127.0.0.1", port, &autotune, 0), a4 = accept_one(lfd);
 	int fd6 = net_connect("::1", port, &autotune, 0), a6 = accept_one(lfd);
 
@@ -57,7 +72,7 @@ static int get_int_opt(int fd, int level, int name)
 static void buffer_sizes_are_set_and_inherited(void)
 {
 	struct net_bufsizes bufs = { .rcvbuf_bytes = 96 * 1024, .sndbuf_bytes = 48 * 1024 };
-	int lfd = net_listen("127.0.0.1", 0, &bufs, 0), port = net_local_port(lfd);
+	int lfd = net_listen("127.0.0.1", 0, &bufs, 0), port = local_port(lfd);
 	int fd = net_connect("127.0.0.1", port, &bufs, 0), afd = accept_one(lfd);
 
 	/* Linux reports twice what was asked, the other half being its bookkeeping. */
@@ -88,7 +103,7 @@ static void buffer_size_beyond_the_limit_exits_1(void)
 
 static void cork_sticks(void)
 {
-	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = net_local_port(lfd);
+	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
 	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
 
 	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_CORK) == 0);
@@ -109,6 +124,28 @@ static void addr_text_is_numeric(void)
 	CHECK_STR(buf, "127.0.0.1 port 2222");
 }
 
+static void write_full_delivers_everything(void)
+{
+	static char big[1 << 20];
+	char got[8];
+	size_t done = 0;
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(net_write_full(sv[0], NET_IO_SEND, "abcdefgh", 8, &done) == 0);
+	CHECK_EQ_U64(done, 8);
+	CHECK(read(sv[1], got, sizeof(got)) == (ssize_t)sizeof(got));
+	CHECK(memcmp(got, "abcdefgh", sizeof(got)) == 0);
+	CHECK(net_write_full(sv[0], NET_IO_WRITE, "xyz", 3, &done) == 0 && done == 3);
+	close(sv[1]);
+	/* The peer is gone: -1 with EPIPE and no signal, and the count so far. */
+	signal(SIGPIPE, SIG_IGN);
+	CHECK(net_write_full(sv[0], NET_IO_SEND, big, sizeof(big), &done) == -1);
+	CHECK(errno == EPIPE);
+	CHECK_EQ_U64(done, 0);
+	close(sv[0]);
+}
+
 int main(void)
 {
 	RUN(listen_and_connect_on_ipv4);
@@ -117,5 +154,6 @@ int main(void)
 	RUN(buffer_size_beyond_the_limit_exits_1);
 	RUN(cork_sticks);
 	RUN(addr_text_is_numeric);
+	RUN(write_full_delivers_everything);
 	return CHECK_EXIT();
 }
