@@ -4,6 +4,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g -Wall -Wextra
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
 INSTALL ?= install
 
 # Always needed, whatever CFLAGS the user gives.
@@ -31,7 +32,7 @@ FUZZ_SECS ?= 60
 FUZZ_TARGETS = proto opt
 FUZZ_FLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 
-.PHONY: all check bench fuzz install clean FORCE
+.PHONY: all check bench fuzz install uninstall clean FORCE
 .SECONDARY:
 
 all: $(PROGS)
@@ -75,8 +76,13 @@ bench: $(PROGS)
 	@bash scripts/zc-matrix $(BENCH_ARGS)
 
 install: $(PROGS)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
 	$(INSTALL) -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 $(PROGS:%=man/%.1) $(DESTDIR)$(MANDIR)
+
+# What install put there, and nothing else: the directories may hold others' files.
+uninstall:
+	rm -f $(PROGS:%=$(DESTDIR)$(BINDIR)/%) $(PROGS:%=$(DESTDIR)$(MANDIR)/%.1)
 
 clean:
 	rm -rf $(BUILD) $(PROGS)

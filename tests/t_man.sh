@@ -1,0 +1,65 @@
+#!/bin/bash
+# The manual pages: every option of each program's usage has its entry, and
+# no entry names an option the program lacks; man renders each page without
+# a warning; make install puts pages and programs where PREFIX and DESTDIR
+# say, and make uninstall takes away exactly those.
+. "$(dirname "$0")/lib.sh"
+
+PROGRAMS="zcc zcs cyclesoak run_rr"
+
+# usage_options PROG: the option letters in PROG's usage, one a line: a group
+# such as [-cCdhkSw] gives each of its letters.
+usage_options() {
+	"$ROOT/$1" -h | grep -o -E '(^|[[ ])-[A-Za-z0-9]+' | sed -E 's/^[[ ]?-//' | grep -o . |
+		LC_ALL=C sort -u
+}
+
+# page_options PROG: the letters of the page's option entries (".It Fl X").
+page_options() {
+	sed -n 's/^\.It Fl \([A-Za-z0-9]\).*/\1/p' "$ROOT/man/$1.1" | LC_ALL=C sort -u
+}
+
+test_every_usage_option_has_an_entry_and_no_entry_is_extra() {
+	local p
+	for p in $PROGRAMS; do
+		[ -f "$ROOT/man/$p.1" ] || fail "no man/$p.1"
+		[ -n "$(usage_options "$p")" ] || fail "no options read from $p -h"
+		expect_eq "$(page_options "$p" | tr '\n' ' ')" "$(usage_options "$p" | tr '\n' ' ')" \
+			"options of $p: page against usage"
+		grep -q "^\\.Nm $p\$" "$ROOT/man/$p.1" || fail "$p.1 names another program"
+	done
+}
+
+test_man_renders_every_page_without_a_warning() {
+	local p
+	command -v man >/dev/null || skip "man is not installed (apt-get install man-db)"
+	for p in $PROGRAMS; do
+		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$ROOT/man/$p.1" >"$T/out" 2>"$T/err" ||
+			fail "man -l man/$p.1 failed: $(cat "$T/err")"
+		[ ! -s "$T/err" ] || fail "man/$p.1: $(cat "$T/err")"
+		grep -q "^SYNOPSIS" "$T/out" || fail "man/$p.1 rendered no SYNOPSIS"
+		grep -q "^EXIT STATUS" "$T/out" || fail "man/$p.1 has no EXIT STATUS"
+	done
+}
+
+# -o keeps make from rebuilding the programs (a sanitized test run stays sanitized).
+test_install_and_uninstall_honour_prefix_and_destdir() {
+	local keep=() p
+	for p in $PROGRAMS; do
+		keep+=(-o "$p")
+	done
+	mkdir -p "$T/root/usr/share/man/man1"
+	echo other >"$T/root/usr/share/man/man1/other.1"
+	make -s -C "$ROOT" "${keep[@]}" install DESTDIR="$T/root" PREFIX=/usr >"$T/out" 2>&1 ||
+		fail "make install: $(cat "$T/out")"
+	for p in $PROGRAMS; do
+		[ -x "$T/root/usr/bin/$p" ] || fail "no /usr/bin/$p under DESTDIR"
+		cmp -s "$ROOT/man/$p.1" "$T/root/usr/share/man/man1/$p.1" || fail "no $p.1 under DESTDIR"
+	done
+	expect_eq "$(stat -c %a "$T/root/usr/share/man/man1/zcc.1")" 644 "mode of an installed page"
+	make -s -C "$ROOT" uninstall DESTDIR="$T/root" PREFIX=/usr >"$T/out" 2>&1 ||
+		fail "make uninstall: $(cat "$T/out")"
+	expect_eq "$(cd "$T/root" && find . -type f | sort)" "./usr/share/man/man1/other.1" "files left"
+}
+
+run_tests "$@"
