@@ -16,7 +16,7 @@ endif
 
 BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto timing cpu net soak uring
+LIB_MODULES = opt proto timing cpu net soak uring json
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%)
 TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen

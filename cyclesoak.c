@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/cpu.h"
+#include "lib/json.h"
 #include "lib/opt.h"
 #include "lib/soak.h"
 #include "lib/timing.h"
@@ -22,13 +23,14 @@ struct settings {
 	int calibrate;
 	int debug;
 	int one_shot;
+	int json;		/* -J */
 	int n_cpus; /* 0: every CPU in the affinity mask */
 	long period_ms;
 };
 
 static volatile sig_atomic_t stop_signal;
 
-static const char usage[] = "usage: cyclesoak [-BCdhk1] [-N cpus] [-p secs | -m msecs]\n";
+static const char usage[] = "usage: cyclesoak [-BCdhJk1] [-N cpus] [-p secs | -m msecs]\n";
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
@@ -36,7 +38,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .period_ms = 1000 };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":BCdhk1N:p:m:")) != -1) {
+	while ((c = getopt(argc, argv, ":BCdhJk1N:p:m:")) != -1) {
 		switch (c) {
 		case 'B':
 			s->per_cpu = 1;
@@ -50,6 +52,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'h':
 			opt_usage(stdout);
 			exit(0);
+		case 'J':
+			s->json = 1;
+			break;
 		case 'k':
 			s->kernel = 1;
 			break;
@@ -71,6 +76,8 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_fail_getopt(c, optopt);
 		}
 	}
+	if (s->json && s->calibrate)
+		opt_failx("-J is for load samples: -C writes ./counts_per_sec and prints text");
 	if (have_p && have_m)
 		opt_failx("-p and -m both set the period: give one of them");
 	if (optind < argc)
@@ -99,6 +106,33 @@ struct reading {
 	int periods;
 };
 
+/* -J: a sample as one JSON object on a line: the load, the kernel's view, each CPU's free share. */
+static void print_sample_json(const struct reading *r, const struct soak_sample *a,
+			      const struct soak_sample *b, double load, double kernel,
+			      const char *below)
+{
+	const struct soak *m = r->meter;
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_string(&j, "program", "cyclesoak");
+	json_host(&j);
+	json_int(&j, "cpus", m->n_cpus);
+	json_double(&j, "seconds", timing_secs(b->ns - a->ns), 6);
+	json_double(&j, "load_pct", load * 100, 1);
+	json_double(&j, "kernel_pct", kernel * 100, 1);
+	json_string(&j, "below_zero", below);
+	json_array(&j, "free_pct");
+	for (int i = 0; i < m->n_cpus; i++) {
+		json_object(&j, NULL);
+		json_int(&j, "cpu", m->cpus[i]);
+		json_double(&j, "pct", soak_rate_one(a, b, i) * m->n_cpus / r->calibration.per_sec * 100,
+			    1);
+		json_close(&j);
+	}
+	json_end(&j);
+}
+
 /*
  * A period's load, as the 2001 line or, with -1, the bare number; a load
  * below 0 says what that means, and -k adds the kernel's view of the period.
@@ -115,6 +149,10 @@ static int print_load(void *arg, const struct soak_sample *a, const struct soak_
 	/* -1: the first period is a warm-up. */
 	if (r->s->one_shot && r->periods++ == 0)
 		return 0;
+	if (r->s->json) {
+		print_sample_json(r, a, b, load, kernel, below);
+		return r->s->one_shot;
+	}
 	if (r->s->one_shot) {
 		printf("%.1f", load * 100);
 		if (r->s->kernel)
@@ -158,7 +196,7 @@ int main(int argc, char **argv)
 	if (!s.calibrate && soak_read_counts(SOAK_COUNTS_FILE, meter.n_cpus, &r.calibration,
 					     meter.err, sizeof(meter.err)) < 0)
 		errx(1, "%s", meter.err);
-	if (s.n_cpus == 0 && !s.one_shot)
+	if (s.n_cpus == 0 && !s.one_shot && !s.json)
 		soak_announce(&meter);
 	catch_stop_signals();
 	if (s.calibrate) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/cpu.h"
+#include "lib/json.h"
 #include "lib/net.h"
 #include "lib/opt.h"
 #include "lib/proto.h"
@@ -62,6 +63,7 @@ struct send_mode {
 
 struct settings {
 	int debug;
+	int json;		/* -J */
 	long bufsize;
 	int cpu;
 	struct net_bufsizes bufs;
@@ -104,7 +106,7 @@ struct sender {
 };
 
 static const char usage[] =
-	"usage: zcc [-cCdhkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
+	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
 	"           [-N cpus] [-p port] [-m mode] [-q depth] [-T msecs] [-W secs]\n"
 	"           -s server file...\n";
 
@@ -131,7 +133,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.mode = &send_modes[0], .depth = DEFAULT_DEPTH,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:km:n:N:o:p:q:s:ST:wW:")) != -1) {
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkm:n:N:o:p:q:s:ST:wW:")) != -1) {
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -156,6 +158,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			exit(0);
 		case 'i':
 			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			break;
+		case 'J':
+			s->json = 1;
 			break;
 		case 'k':
 			s->cork = 1;
@@ -974,37 +979,42 @@ static void meter_start(const struct settings *s)
 		err(1, "allocating samples");
 }
 
+/* Everything the summary says, as numbers. */
+struct summary {
+	uint64_t bytes, ns;
+	int confirmed;		/* zcs closed the connection within -W */
+	double user_secs, sys_secs;
+	int metered;		/* -c, and the meter worked throughout */
+	double load, demand_us_per_kb, kernel;	/* kernel: NaN when unknown */
+};
+
 /*
- * ", cpu LOAD%, DEMAND us/KB, kernel LOAD%": the system load the transfer
- * added, the CPU time it stands for (load x CPUs x seconds) per KiB sent,
- * netperf's service demand, and the same load as /proc/stat counted it. With
- * a tare both are the load added to what was running before; without one
- * they are the whole system's.
+ * The meter's figures: the system load the transfer added, the CPU time it
+ * stands for (load x CPUs x seconds) per KiB sent, netperf's service demand,
+ * and the same load as /proc/stat counted it. With a tare both loads are
+ * what was added to what ran before; without one they are the whole system's.
  */
-static void print_cpu_cost(uint64_t bytes)
+static void meter_figures(struct summary *sum)
 {
 	const struct soak_sample *a = &meter.before, *b = &meter.after;
 	int n = meter.soak.n_cpus;
-	double run_rate = soak_rate(a, b, n), kernel = soak_kernel_load(a, b, n), load, cpu_us;
+	double run_rate = soak_rate(a, b, n), cpu_us;
 	char why[160];
 	const char *below;
 
+	sum->kernel = soak_kernel_load(a, b, n);
 	if (meter.tared) {
-		load = (meter.tare_rate - run_rate) / meter.idle_rate;
-		kernel -= meter.tare_kernel;
+		sum->load = (meter.tare_rate - run_rate) / meter.idle_rate;
+		sum->kernel -= meter.tare_kernel;
 	} else {
-		load = soak_load(run_rate, meter.calibration.per_sec);
+		sum->load = soak_load(run_rate, meter.calibration.per_sec);
 	}
-	below = soak_below_zero(load, &meter.calibration, why, sizeof(why));
+	below = soak_below_zero(sum->load, &meter.calibration, why, sizeof(why));
 	if (below)
 		snprintf(meter.note, sizeof(meter.note), "the load measured, %.1f%%, is %s",
-			 load * 100, below);
-	cpu_us = load * n * (b->ns - a->ns) / 1000.0;
-	printf(", cpu %.1f%%, %.3f us/KB", load * 100, bytes ? cpu_us / (bytes / 1024.0) : 0.0);
-	if (isnan(kernel))
-		printf(", kernel unknown");
-	else
-		printf(", kernel %.1f%%", kernel * 100);
+			 sum->load * 100, below);
+	cpu_us = sum->load * n * (b->ns - a->ns) / 1000.0;
+	sum->demand_us_per_kb = sum->bytes ? cpu_us / (sum->bytes / 1024.0) : 0.0;
 }
 
 static double timeval_secs(struct timeval tv)
@@ -1013,24 +1023,88 @@ static double timeval_secs(struct timeval tv)
 }
 
 /*
- * The summary line: what was sent, the meter's figures with -c, zcc's own
- * CPU time, and in the zero-copy modes how many sends the kernel copied.
+ * The summary line: what was sent, with -c ", cpu LOAD%, DEMAND us/KB, kernel
+ * LOAD%", zcc's own CPU time, and in the zero-copy modes how many sends the
+ * kernel copied.
  */
-static void print_summary(const struct sender *snd, uint64_t ns, const struct rusage *ru0,
-			  const struct rusage *ru1, int metered)
+static void print_summary(const struct sender *snd, const struct summary *sum)
 {
 	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s",
-	       (unsigned long long)snd->sent, timing_secs(ns),
-	       (unsigned long long)timing_kbytes_per_sec(snd->sent, ns), snd->mode->name);
-	if (metered)
-		print_cpu_cost(snd->sent);
-	printf(", cpu %.2fu %.2fs", timeval_secs(ru1->ru_utime) - timeval_secs(ru0->ru_utime),
-	       timeval_secs(ru1->ru_stime) - timeval_secs(ru0->ru_stime));
+	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
+	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), snd->mode->name);
+	if (sum->metered) {
+		printf(", cpu %.1f%%, %.3f us/KB", sum->load * 100, sum->demand_us_per_kb);
+		if (isnan(sum->kernel))
+			printf(", kernel unknown");
+		else
+			printf(", kernel %.1f%%", sum->kernel * 100);
+	}
+	printf(", cpu %.2fu %.2fs", sum->user_secs, sum->sys_secs);
 	if (snd->mode->counts_copies)
 		printf(", zerocopy %llu of %llu sends (kernel copied %llu)",
 		       (unsigned long long)(snd->zc_sends - snd->zc_copied),
 		       (unsigned long long)snd->zc_sends, (unsigned long long)snd->zc_copied);
 	printf("\n");
+}
+
+/* -J: the same figures, the settings and the host, as one JSON object on a line. */
+static void print_summary_json(const struct settings *s, const struct sender *snd,
+			       size_t n_files, const struct summary *sum)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_string(&j, "program", "zcc");
+	json_host(&j);
+	json_object(&j, "settings");
+	json_string(&j, "server", s->server);
+	json_int(&j, "port", s->port);
+	json_string(&j, "mode", snd->mode->name);
+	if (strcmp(snd->mode->name, "sendfile") == 0)
+		json_null(&j, "bufsize");
+	else
+		json_int(&j, "bufsize", s->bufsize);
+	if (snd->mode->queued)
+		json_int(&j, "depth", s->depth);
+	else
+		json_null(&j, "depth");
+	json_uint(&j, "loops", s->loops);
+	json_uint(&j, "files", n_files);
+	json_bool(&j, "cork", s->cork);
+	if (s->cpu >= 0)
+		json_int(&j, "cpu", s->cpu);
+	else
+		json_null(&j, "cpu");
+	json_int(&j, "rcvbuf", s->bufs.rcvbuf_bytes);
+	json_int(&j, "sndbuf", s->bufs.sndbuf_bytes);
+	json_int(&j, "close_wait_secs", s->close_wait_secs);
+	json_close(&j);
+	json_object(&j, "result");
+	json_uint(&j, "bytes", sum->bytes);
+	json_double(&j, "seconds", timing_secs(sum->ns), 6);
+	json_uint(&j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
+	json_bool(&j, "confirmed", sum->confirmed);
+	json_double(&j, "user_seconds", sum->user_secs, 2);
+	json_double(&j, "system_seconds", sum->sys_secs, 2);
+	json_close(&j);
+	if (sum->metered) {
+		json_object(&j, "meter");
+		json_int(&j, "cpus", meter.soak.n_cpus);
+		json_int(&j, "tare_ms", meter.tared ? s->tare_ms : 0);
+		json_double(&j, "load_pct", sum->load * 100, 1);
+		json_double(&j, "demand_us_per_kb", sum->demand_us_per_kb, 3);
+		json_double(&j, "kernel_pct", sum->kernel * 100, 1);
+		json_string(&j, "note", meter.note[0] ? meter.note : NULL);
+		json_close(&j);
+	}
+	if (snd->mode->counts_copies) {
+		json_object(&j, "zerocopy");
+		json_uint(&j, "sends", snd->zc_sends);
+		json_uint(&j, "zerocopy", snd->zc_sends - snd->zc_copied);
+		json_uint(&j, "copied", snd->zc_copied);
+		json_close(&j);
+	}
+	json_end(&j);
 }
 
 /* The mode's buffers, pipe or ring, before anything is connected. */
@@ -1066,6 +1140,7 @@ int main(int argc, char **argv)
 	struct file_entry *files;
 	struct sender snd;
 	struct rusage ru0, ru1;
+	struct summary sum;
 	size_t n_files;
 	uint64_t start, ns;
 	int meter_ok = 1, unconfirmed;
@@ -1113,7 +1188,16 @@ int main(int argc, char **argv)
 		meter_ok = soak_take(&meter.soak, &meter.after) == 0;
 	if (s.measure_cpu && meter_ok && s.debug > 1)
 		debug_per_cpu("transfer", &meter.before, &meter.after);
-	print_summary(&snd, ns, &ru0, &ru1, s.measure_cpu && meter_ok);
+	sum = (struct summary){ .bytes = snd.sent, .ns = ns, .confirmed = !unconfirmed,
+				.user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
+				.sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
+				.metered = s.measure_cpu && meter_ok };
+	if (sum.metered)
+		meter_figures(&sum);
+	if (s.json)
+		print_summary_json(&s, &snd, n_files, &sum);
+	else
+		print_summary(&snd, &sum);
 	if (unconfirmed)
 		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
 			"above runs to the last byte sent, unconfirmed", s.close_wait_secs);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/cpu.h"
+#include "lib/json.h"
 #include "lib/net.h"
 #include "lib/opt.h"
 #include "lib/proto.h"
@@ -35,6 +36,7 @@ struct recv_mode {
 
 struct settings {
 	int debug;
+	int json;		/* -J */
 	const struct recv_mode *mode;
 	const char *addr;
 	long bufsize;
@@ -45,6 +47,12 @@ struct settings {
 	long report_secs;
 };
 
+/* One -t interval of a connection, kept for -J. */
+struct interval {
+	uint64_t start_ns, end_ns;	/* from accept() */
+	uint64_t bytes;
+};
+
 /* One connection, in its own child. */
 struct conn {
 	int fd;
@@ -53,12 +61,15 @@ struct conn {
 	int pipe[2];		/* splice */
 	int devnull;		/* splice */
 	struct proto_rx rx;
+	const char *peer;
+	struct interval *intervals;	/* -J */
+	size_t n_intervals;
 };
 
 static volatile sig_atomic_t tick;
 
 static const char usage[] =
-	"usage: zcs [-dh] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
+	"usage: zcs [-dhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
 	"           [-o sndbuf] [-p port] [-t secs]\n";
 
 /* Defined with the receive routines below. */
@@ -81,7 +92,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
 				.mode = &recv_modes[0] };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":a:b:B:dhi:l:m:o:p:t:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:dhi:Jl:m:o:p:t:")) != -1) {
 		switch (c) {
 		case 'a':
 			if (*optarg == '\0')
@@ -102,6 +113,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			exit(0);
 		case 'i':
 			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			break;
+		case 'J':
+			s->json = 1;
 			break;
 		case 'l':
 			s->rcvlowat = opt_size(c, optarg, 1, 1L << 30);
@@ -241,6 +255,77 @@ static void conn_setup(struct conn *c, int fd, const struct settings *s)
 	proto_rx_init(&c->rx);
 }
 
+/* -J: the summary, every interval, the settings and the host, as one JSON object on a line. */
+static void print_summary_json(const struct settings *s, const struct conn *c, uint64_t bytes,
+			       uint64_t ns)
+{
+	const char *waiting = proto_rx_waiting_for(&c->rx);
+	struct rusage ru;
+	struct json j;
+
+	getrusage(RUSAGE_SELF, &ru);
+	json_begin(&j, stdout);
+	json_string(&j, "program", "zcs");
+	json_host(&j);
+	json_string(&j, "peer", c->peer);
+	json_object(&j, "settings");
+	json_string(&j, "mode", s->mode->name);
+	json_int(&j, "bufsize", s->bufsize);
+	json_int(&j, "rcvlowat", s->rcvlowat);
+	json_int(&j, "report_secs", s->report_secs);
+	if (s->cpu >= 0)
+		json_int(&j, "cpu", s->cpu);
+	else
+		json_null(&j, "cpu");
+	json_int(&j, "rcvbuf", s->bufs.rcvbuf_bytes);
+	json_int(&j, "sndbuf", s->bufs.sndbuf_bytes);
+	json_close(&j);
+	json_array(&j, "intervals");
+	for (size_t i = 0; i < c->n_intervals; i++) {
+		const struct interval *iv = &c->intervals[i];
+
+		json_object(&j, NULL);
+		json_double(&j, "start", timing_secs(iv->start_ns), 6);
+		json_double(&j, "end", timing_secs(iv->end_ns), 6);
+		json_uint(&j, "bytes", iv->bytes);
+		json_uint(&j, "kbytes_per_sec",
+			  timing_kbytes_per_sec(iv->bytes, iv->end_ns - iv->start_ns));
+		json_close(&j);
+	}
+	json_close(&j);
+	json_object(&j, "result");
+	json_uint(&j, "bytes", bytes);
+	json_double(&j, "seconds", timing_secs(ns), 6);
+	json_uint(&j, "kbytes_per_sec", timing_kbytes_per_sec(bytes, ns));
+	json_bool(&j, "complete", waiting == NULL);
+	json_string(&j, "waiting_for", waiting);
+	json_uint(&j, "extra_bytes", c->rx.extra_bytes);
+	json_uint(&j, "files", c->rx.files_done);
+	json_double(&j, "user_seconds", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, 2);
+	json_double(&j, "system_seconds", ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, 2);
+	json_close(&j);
+	json_end(&j);
+}
+
+/* An interval's rate: printed, or with -J kept for the summary. */
+static void report_interval(const struct settings *s, struct conn *c, uint64_t from_ns,
+			    uint64_t to_ns, uint64_t bytes)
+{
+	struct interval *more;
+
+	if (!s->json) {
+		printf("%llu kbytes/sec\n",
+		       (unsigned long long)timing_kbytes_per_sec(bytes, to_ns - from_ns));
+		return;
+	}
+	more = realloc(c->intervals, (c->n_intervals + 1) * sizeof(*more));
+	if (!more)
+		err(1, "realloc");
+	c->intervals = more;
+	c->intervals[c->n_intervals++] =
+		(struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes };
+}
+
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
 static int serve(int fd, const struct settings *s, const char *peer)
 {
@@ -249,6 +334,7 @@ static int serve(int fd, const struct settings *s, const char *peer)
 	ssize_t n;
 
 	conn_setup(&c, fd, s);
+	c.peer = peer;
 	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
@@ -260,8 +346,7 @@ static int serve(int fd, const struct settings *s, const char *peer)
 			uint64_t now = timing_now_ns();
 
 			tick = 0;
-			printf("%llu kbytes/sec\n", (unsigned long long)timing_kbytes_per_sec(
-							    bytes - bytes_at_last, now - last));
+			report_interval(s, &c, last - start, now - start, bytes - bytes_at_last);
 			last = now;
 			bytes_at_last = bytes;
 		}
@@ -276,10 +361,14 @@ static int serve(int fd, const struct settings *s, const char *peer)
 		break;
 	}
 	timing_tick_stop();
-	print_summary(bytes, timing_now_ns() - start, &c.rx);
+	if (s->json)
+		print_summary_json(s, &c, bytes, timing_now_ns() - start);
+	else
+		print_summary(bytes, timing_now_ns() - start, &c.rx);
 	if (s->debug)
 		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)c.rx.files_done);
 	free(c.buf);
+	free(c.intervals);
 	return proto_rx_waiting_for(&c.rx) ? 1 : 0;
 }
 

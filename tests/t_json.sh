@@ -1,0 +1,107 @@
+#!/bin/bash
+# -J: zcc, zcs and cyclesoak print JSON objects, one a line, that an
+# independent parser (python3's json module) reads, with the figures the text
+# summaries give.
+. "$(dirname "$0")/lib.sh"
+
+# jq_py FILE EXPR: EXPR (Python, over the list `objs` of every object in FILE)
+# printed; every line of FILE must parse as one JSON object.
+jq_py() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+objs = []
+for n, line in enumerate(open(sys.argv[1]), 1):
+    try:
+        o = json.loads(line)
+    except ValueError as e:
+        sys.exit("line %d is not JSON: %s: %r" % (n, e, line))
+    if not isinstance(o, dict):
+        sys.exit("line %d is not an object" % n)
+    objs.append(o)
+print(eval(sys.argv[2]))
+PY
+}
+
+need_python() {
+	command -v python3 >/dev/null && python3 -c 'import json' 2>/dev/null ||
+		skip "python3 is not installed (apt-get install python3)"
+}
+
+test_zcc_J_prints_the_summary_as_one_object() {
+	local want out
+	need_python
+	make_files "$T/f"
+	start_zcs
+	want=$(stream_bytes 2 "$T"/f/*)
+	"$ROOT/zcc" -J -n 2 -m zerocopy -b 64k -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out"
+	expect_eq "$(wc -l <"$T/out")" 1 "lines"
+	out=$(jq_py "$T/out" '[objs[0][k] for k in ("program", "host", "kernel")] + [objs[0]["settings"][k] for k in ("server", "port", "mode", "bufsize", "depth", "loops", "files", "cpu")]')
+	expect_eq "$out" "['zcc', '$(uname -n)', '$(uname -r)', '127.0.0.1', $PORT, 'zerocopy', 65536, 4, 2, 7, None]"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["bytes"], objs[0]["result"]["confirmed"]')" "($want, True)"
+	n=$(( $(chunks_of 65536 "$T"/f/*) * 2 ))
+	expect_eq "$(jq_py "$T/out" 'objs[0]["zerocopy"]')" "{'sends': $n, 'zerocopy': 0, 'copied': $n}"
+	expect_eq "$(jq_py "$T/out" '"meter" in objs[0]')" False "a meter object without -c"
+	expect_match "$(jq_py "$T/out" 'objs[0]["time"]')" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'
+	wait_summaries 1
+	expect_eq "$(zcs_summaries | awk '{ print $2 }')" "$want" "zcs's count"
+}
+
+# chunks_of BUFSIZE FILE...: the chunks of BUFSIZE the files make.
+chunks_of() {
+	local b=$1 n=0 f size
+	shift
+	for f in "$@"; do
+		size=$(stat -c %s "$f")
+		n=$((n + (size + b - 1) / b))
+	done
+	echo "$n"
+}
+
+test_zcc_J_with_c_has_the_meters_figures() {
+	need_python
+	make_files "$T/f"
+	calibrate_here
+	start_zcs
+	(cd "$T" && "$ROOT/zcc" -J -c -T 200 -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out")
+	expect_eq "$(jq_py "$T/out" 'sorted(objs[0]["meter"])')" \
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'tare_ms']"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["meter"]["cpus"], objs[0]["meter"]["tare_ms"]')" "($(allowed_cpus), 200)"
+	jq_py "$T/out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and objs[0]["meter"]["demand_us_per_kb"] is not None' |
+		grep -qx True || fail "meter figures: $(cat "$T/out")"
+}
+
+test_zcs_J_prints_one_object_per_connection_with_its_intervals() {
+	need_python
+	start_zcs -J -t 1
+	{ u32be 1; u32be 1; u32be 100; sleep 2.4; head -c 100 /dev/zero; } >"/dev/tcp/127.0.0.1/$PORT"
+	{ u32be 1; u32be 1; u32be 1000; head -c 10 /dev/zero; } >"/dev/tcp/127.0.0.1/$PORT"
+	{ u32be 1; u32be 0; printf 'junk'; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_until 10 eval '[ "$(wc -l <"$T/zcs.out")" -ge 3 ]' || fail "zcs printed: $(cat "$T/zcs.out")"
+	grep -q 'kbytes/sec$' "$T/zcs.out" && fail "-J printed text interval lines"
+	expect_eq "$(jq_py "$T/zcs.out" '[(o["result"]["bytes"], o["result"]["complete"], o["result"]["waiting_for"], o["result"]["extra_bytes"], o["result"]["files"]) for o in objs]')" \
+		"[(112, True, None, 0, 1), (22, False, 'file data', 0, 0), (12, True, None, 4, 0)]"
+	expect_eq "$(jq_py "$T/zcs.out" '[len(o["intervals"]) for o in objs][0] >= 2 and [iv["bytes"] for iv in objs[0]["intervals"]][:2] == [12, 0]')" \
+		True "the first connection's intervals: $(jq_py "$T/zcs.out" 'objs[0]["intervals"]')"
+	expect_eq "$(jq_py "$T/zcs.out" 'objs[0]["settings"]')" \
+		"{'mode': 'read', 'bufsize': 1048576, 'rcvlowat': 262144, 'report_secs': 1, 'cpu': None, 'rcvbuf': 0, 'sndbuf': 0}"
+	expect_match "$(jq_py "$T/zcs.out" 'objs[0]["peer"]')" '^(::ffff:)?127\.0\.0\.1 port [0-9]+$'
+}
+
+test_cyclesoak_J_prints_an_object_per_sample() {
+	need_python
+	calibrate_here
+	(cd "$T" && timeout 5 "$ROOT/cyclesoak" -J -m 200 >"$T/out" 2>"$T/err") || true
+	[ "$(wc -l <"$T/out")" -ge 3 ] || fail "samples: $(cat "$T/out" "$T/err")"
+	expect_eq "$(jq_py "$T/out" 'set(o["program"] for o in objs), set(o["cpus"] for o in objs), set(len(o["free_pct"]) for o in objs)')" \
+		"({'cyclesoak'}, {$(allowed_cpus)}, {$(allowed_cpus)})"
+	expect_eq "$(jq_py "$T/out" 'all(0.15 < o["seconds"] < 0.5 and -50 < o["load_pct"] <= 100 for o in objs)')" True
+	(cd "$T" && "$ROOT/cyclesoak" -J -1 >"$T/one" 2>"$T/err") || fail "cyclesoak -J -1: $(cat "$T/err")"
+	expect_eq "$(jq_py "$T/one" 'len(objs), objs[0]["cpus"], 0.9 < objs[0]["seconds"] < 1.5')" \
+		"(1, $(allowed_cpus), True)" "one sample with -1"
+}
+
+test_cyclesoak_J_with_C_is_a_usage_error() {
+	usage_error cyclesoak "cyclesoak: -J is for load samples: -C writes ./counts_per_sec and prints text" -J -C
+}
+
+run_tests "$@"
