@@ -69,9 +69,9 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
-	grep -q "^# .*/zcc -c -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
+	grep -q "^# .*/zcc -J -c -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
-	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -m read$" "$T/table" || fail "the zcs command line is not printed"
+	grep -q "^# .*/zcs -d -J -p [0-9]* -t 3600 -m read$" "$T/table" || fail "the zcs command line is not printed"
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
 	check_csvs 3 2 min-max
 	check_verdict "none, zcs -m read" 3
@@ -91,9 +91,9 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 test_seed_repeats_the_order_of_the_cells() {
 	local first
 	matrix --modes sendfile,send,write --bufsizes 4096,8192 --placements none --rounds 1 --loops 2 --seed 11
-	first=$(grep '^# .*/zcc -m' "$T/table" | sed 's/ -p [0-9]*//')
+	first=$(grep '^# .*/zcc -J -m' "$T/table" | sed 's/ -p [0-9]*//')
 	matrix --modes sendfile,send,write --bufsizes 4096,8192 --placements none --rounds 1 --loops 2 --seed 11
-	expect_eq "$(grep '^# .*/zcc -m' "$T/table" | sed 's/ -p [0-9]*//')" "$first" "order with the same seed"
+	expect_eq "$(grep '^# .*/zcc -J -m' "$T/table" | sed 's/ -p [0-9]*//')" "$first" "order with the same seed"
 	[ "$(echo "$first" | grep -o -- '-m [a-z]* -b [0-9]*\|-m sendfile' | tr '\n' ' ')" != \
 		"-m sendfile -m send -b 4096 -m send -b 8192 -m write -b 4096 -m write -b 8192 " ] ||
 		fail "seed 11 left the cells in their natural order"
@@ -151,7 +151,7 @@ test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 		"read 100.0|trunc 100.0|" "copied_pct in the runs CSV"
 	expect_eq "$(awk -F, '$1 == "splice" { print $4 "[" $37 "]" }' "$T/out/zc-matrix.csv" | tr '\n' '|')" \
 		"read[]|trunc[]|" "no copied_pct for splice in the cells CSV"
-	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -m trunc$" "$T/table" || fail "no zcs -m trunc"
+	grep -q "^# .*/zcs -d -J -p [0-9]* -t 3600 -m trunc$" "$T/table" || fail "no zcs -m trunc"
 	check_csvs $((2 * $(echo "$modes" | tr ',' '\n' | wc -l))) 1 min-max
 	check_verdict "none, zcs -m read" "$(echo "$modes" | tr ',' '\n' | wc -l)"
 	check_verdict "none, zcs -m trunc" "$(echo "$modes" | tr ',' '\n' | wc -l)"
@@ -161,8 +161,8 @@ test_matrix_sends_given_files_and_places_processes() {
 	make_files "$T/f"
 	matrix --modes sendfile --files "$T/f" --loops 300 --placements same --rounds 1
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
-	grep -q "/zcs -d -p [0-9]* -t 3600 -m read -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
-	grep -q "/zcc -c -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
+	grep -q "/zcs -d -J -p [0-9]* -t 3600 -m read -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
+	grep -q "/zcc -J -c -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
 	check_csvs 1 1 min-max
 }
 
@@ -173,7 +173,7 @@ test_matrix_netns_runs_across_a_veth_pair() {
 	matrix --netns --modes sendfile --loops 10 --placements none --rounds 1
 	grep -q '^# netns: zcc in zc-a-[0-9]* (10.250.0.1), zcs in zc-b-[0-9]* (10.250.0.2)' "$T/table" ||
 		fail "no netns line: $(cat "$T/table")"
-	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -c -m sendfile -s 10.250.0.2 " "$T/table" ||
+	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -J -c -m sendfile -s 10.250.0.2 " "$T/table" ||
 		fail "zcc was not run in the namespace"
 	check_csvs 1 1 min-max
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
