@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/cpu.h"
@@ -25,6 +26,9 @@
 #include "lib/soak.h"
 #include "lib/timing.h"
 #include "lib/uring.h"
+
+/* -P: the most streams at once. */
+#define MAX_STREAMS 64
 
 /* -W: how long zcs may take, in all, to close after the last byte, by default. */
 #define DEFAULT_CLOSE_WAIT_SECS 60
@@ -65,7 +69,10 @@ struct settings {
 	int debug;
 	int json;		/* -J */
 	long bufsize;
-	int cpu;
+	int cpu;		/* -B: the first CPU, or -1 */
+	int cpu_list[MAX_STREAMS];	/* -B's CPUs; with -P, stream i runs on [i % n] */
+	int n_cpu_list;
+	long streams;		/* -P */
 	struct net_bufsizes bufs;
 	long loops;
 	int port;
@@ -106,9 +113,9 @@ struct sender {
 };
 
 static const char usage[] =
-	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]\n"
-	"           [-N cpus] [-p port] [-m mode] [-q depth] [-T msecs] [-W secs]\n"
-	"           -s server file...\n";
+	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
+	"           [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]\n"
+	"           [-T msecs] [-W secs] -s server file...\n";
 
 /* Defined with the send routines below. */
 #define N_SEND_MODES 7
@@ -123,6 +130,22 @@ static const struct send_mode *find_mode(const char *name)
 		 "unknown mode (sendfile, send, write, splice, zerocopy, uring or uring-zc)");
 }
 
+/* -B: one CPU, or a comma-separated list of them for -P's streams. */
+static void parse_cpu_list(char *arg, struct settings *s)
+{
+	char *save = NULL, *tok;
+
+	s->n_cpu_list = 0;
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (s->n_cpu_list == MAX_STREAMS)
+			opt_failx("-B: more than %d CPUs", MAX_STREAMS);
+		s->cpu_list[s->n_cpu_list++] = opt_long('B', tok, 0, CPU_MAX_INDEX);
+	}
+	if (s->n_cpu_list == 0)
+		opt_fail('B', arg, opt_status_text(OPT_EMPTY));
+	s->cpu = s->cpu_list[0];
+}
+
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	const char *mode_arg = NULL;
@@ -130,16 +153,16 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
-				.mode = &send_modes[0], .depth = DEFAULT_DEPTH,
+				.mode = &send_modes[0], .depth = DEFAULT_DEPTH, .streams = 1,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkm:n:N:o:p:q:s:ST:wW:")) != -1) {
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkm:n:N:o:p:P:q:s:ST:wW:")) != -1) {
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
 			break;
 		case 'B':
-			s->cpu = opt_long(c, optarg, 0, CPU_MAX_INDEX);
+			parse_cpu_list(optarg, s);
 			break;
 		case 'c':
 			s->measure_cpu = 1;
@@ -178,6 +201,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'p':
 			s->port = opt_long(c, optarg, 1, 65535);
 			break;
+		case 'P':
+			s->streams = opt_long(c, optarg, 1, MAX_STREAMS);
+			break;
 		case 'q':
 			opt_q = 1;
 			s->depth = opt_long(c, optarg, 1, MAX_DEPTH);
@@ -215,6 +241,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_failx("-m %s conflicts with -S%s", mode_arg, opt_w ? " -w" : "");
 		s->mode = m;
 	}
+	if (s->n_cpu_list > 1 && s->streams == 1)
+		opt_failx("-B %d,...: a list of CPUs is for -P streams, one CPU each in turn",
+			  s->cpu_list[0]);
 	if (opt_q && !s->mode->queued)
 		opt_failx("-q needs -m zerocopy, uring or uring-zc (mode %s sends one chunk at a time)",
 			  s->mode->name);
@@ -872,9 +901,13 @@ struct cpu_meter {
 
 static struct cpu_meter meter;
 
+/* The process that started the soakers; -P's streams, its children, leave them be. */
+static pid_t meter_owner;
+
 static void stop_soakers(void)
 {
-	soak_close(&meter.soak);
+	if (getpid() == meter_owner)
+		soak_close(&meter.soak);
 }
 
 /* -dd: each soaker's share of its CPU and its speed over a window. */
@@ -971,6 +1004,7 @@ static void meter_start(const struct settings *s)
 			     meter.soak.err, sizeof(meter.soak.err)) < 0)
 		errx(1, "%s", meter.soak.err);
 	/* Soakers die with zcc (PR_SET_PDEATHSIG); this reaps them on every exit() too. */
+	meter_owner = getpid();
 	atexit(stop_soakers);
 	if (soak_start(&meter.soak) < 0)
 		meter_failed();
@@ -979,11 +1013,12 @@ static void meter_start(const struct settings *s)
 		err(1, "allocating samples");
 }
 
-/* Everything the summary says, as numbers. */
+/* Everything a summary says, as numbers: one stream's, or -P's total. */
 struct summary {
 	uint64_t bytes, ns;
 	int confirmed;		/* zcs closed the connection within -W */
 	double user_secs, sys_secs;
+	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	int metered;		/* -c, and the meter worked throughout */
 	double load, demand_us_per_kb, kernel;	/* kernel: NaN when unknown */
 };
@@ -1023,15 +1058,16 @@ static double timeval_secs(struct timeval tv)
 }
 
 /*
- * The summary line: what was sent, with -c ", cpu LOAD%, DEMAND us/KB, kernel
- * LOAD%", zcc's own CPU time, and in the zero-copy modes how many sends the
- * kernel copied.
+ * A summary line: what was sent, with -c ", cpu LOAD%, DEMAND us/KB, kernel
+ * LOAD%", the CPU time zcc took, and in the zero-copy modes how many sends the
+ * kernel copied. With -P, each stream's line and the total's have a prefix.
  */
-static void print_summary(const struct sender *snd, const struct summary *sum)
+static void print_summary(const char *prefix, const struct send_mode *mode,
+			  const struct summary *sum)
 {
-	printf("sent %llu bytes in %.3f s, %llu kbytes/sec, mode %s",
+	printf("%ssent %llu bytes in %.3f s, %llu kbytes/sec, mode %s", prefix,
 	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
-	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), snd->mode->name);
+	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
 	if (sum->metered) {
 		printf(", cpu %.1f%%, %.3f us/KB", sum->load * 100, sum->demand_us_per_kb);
 		if (isnan(sum->kernel))
@@ -1040,52 +1076,83 @@ static void print_summary(const struct sender *snd, const struct summary *sum)
 			printf(", kernel %.1f%%", sum->kernel * 100);
 	}
 	printf(", cpu %.2fu %.2fs", sum->user_secs, sum->sys_secs);
-	if (snd->mode->counts_copies)
+	if (mode->counts_copies)
 		printf(", zerocopy %llu of %llu sends (kernel copied %llu)",
-		       (unsigned long long)(snd->zc_sends - snd->zc_copied),
-		       (unsigned long long)snd->zc_sends, (unsigned long long)snd->zc_copied);
+		       (unsigned long long)(sum->zc_sends - sum->zc_copied),
+		       (unsigned long long)sum->zc_sends, (unsigned long long)sum->zc_copied);
 	printf("\n");
 }
 
-/* -J: the same figures, the settings and the host, as one JSON object on a line. */
-static void print_summary_json(const struct settings *s, const struct sender *snd,
-			       size_t n_files, const struct summary *sum)
+/* -J: a summary's figures, as members of the object open now. */
+static void json_summary(struct json *j, const struct send_mode *mode, const struct summary *sum)
+{
+	json_uint(j, "bytes", sum->bytes);
+	json_double(j, "seconds", timing_secs(sum->ns), 6);
+	json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
+	json_bool(j, "confirmed", sum->confirmed);
+	json_double(j, "user_seconds", sum->user_secs, 2);
+	json_double(j, "system_seconds", sum->sys_secs, 2);
+	if (mode->counts_copies) {
+		json_object(j, "zerocopy");
+		json_uint(j, "sends", sum->zc_sends);
+		json_uint(j, "zerocopy", sum->zc_sends - sum->zc_copied);
+		json_uint(j, "copied", sum->zc_copied);
+		json_close(j);
+	}
+}
+
+static void json_settings(struct json *j, const struct settings *s, size_t n_files)
+{
+	json_object(j, "settings");
+	json_string(j, "server", s->server);
+	json_int(j, "port", s->port);
+	json_string(j, "mode", s->mode->name);
+	if (strcmp(s->mode->name, "sendfile") == 0)
+		json_null(j, "bufsize");
+	else
+		json_int(j, "bufsize", s->bufsize);
+	if (s->mode->queued)
+		json_int(j, "depth", s->depth);
+	else
+		json_null(j, "depth");
+	json_uint(j, "loops", s->loops);
+	json_uint(j, "files", n_files);
+	json_int(j, "streams", s->streams);
+	json_bool(j, "cork", s->cork);
+	if (s->cpu >= 0)
+		json_int(j, "cpu", s->cpu);
+	else
+		json_null(j, "cpu");
+	json_int(j, "rcvbuf", s->bufs.rcvbuf_bytes);
+	json_int(j, "sndbuf", s->bufs.sndbuf_bytes);
+	json_int(j, "close_wait_secs", s->close_wait_secs);
+	json_close(j);
+}
+
+/*
+ * -J: the run as one JSON object on a line: the settings, the host, with -P
+ * every stream's figures, the result (the total with -P), and the meter's.
+ */
+static void print_summary_json(const struct settings *s, size_t n_files,
+			       const struct summary *streams, const struct summary *sum)
 {
 	struct json j;
 
 	json_begin(&j, stdout);
 	json_string(&j, "program", "zcc");
 	json_host(&j);
-	json_object(&j, "settings");
-	json_string(&j, "server", s->server);
-	json_int(&j, "port", s->port);
-	json_string(&j, "mode", snd->mode->name);
-	if (strcmp(snd->mode->name, "sendfile") == 0)
-		json_null(&j, "bufsize");
-	else
-		json_int(&j, "bufsize", s->bufsize);
-	if (snd->mode->queued)
-		json_int(&j, "depth", s->depth);
-	else
-		json_null(&j, "depth");
-	json_uint(&j, "loops", s->loops);
-	json_uint(&j, "files", n_files);
-	json_bool(&j, "cork", s->cork);
-	if (s->cpu >= 0)
-		json_int(&j, "cpu", s->cpu);
-	else
-		json_null(&j, "cpu");
-	json_int(&j, "rcvbuf", s->bufs.rcvbuf_bytes);
-	json_int(&j, "sndbuf", s->bufs.sndbuf_bytes);
-	json_int(&j, "close_wait_secs", s->close_wait_secs);
-	json_close(&j);
+	json_settings(&j, s, n_files);
+	if (s->streams > 1) {
+		json_array(&j, "streams");
+		for (long i = 0; i < s->streams; i++) {
+			json_object(&j, NULL);
+			json_summary(&j, s->mode, &streams[i]);
+			json_close(&j);
+		}
+		json_close(&j);
+	}
 	json_object(&j, "result");
-	json_uint(&j, "bytes", sum->bytes);
-	json_double(&j, "seconds", timing_secs(sum->ns), 6);
-	json_uint(&j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
-	json_bool(&j, "confirmed", sum->confirmed);
-	json_double(&j, "user_seconds", sum->user_secs, 2);
-	json_double(&j, "system_seconds", sum->sys_secs, 2);
+	json_summary(&j, s->mode, sum);
 	json_close(&j);
 	if (sum->metered) {
 		json_object(&j, "meter");
@@ -1095,13 +1162,6 @@ static void print_summary_json(const struct settings *s, const struct sender *sn
 		json_double(&j, "demand_us_per_kb", sum->demand_us_per_kb, 3);
 		json_double(&j, "kernel_pct", sum->kernel * 100, 1);
 		json_string(&j, "note", meter.note[0] ? meter.note : NULL);
-		json_close(&j);
-	}
-	if (snd->mode->counts_copies) {
-		json_object(&j, "zerocopy");
-		json_uint(&j, "sends", snd->zc_sends);
-		json_uint(&j, "zerocopy", snd->zc_sends - snd->zc_copied);
-		json_uint(&j, "copied", snd->zc_copied);
 		json_close(&j);
 	}
 	json_end(&j);
@@ -1131,19 +1191,187 @@ static void debug_files(const struct settings *s, const struct file_entry *files
 		(unsigned long long)proto_stream_bytes(s->loops, n, per_loop), s->mode->name);
 	if (s->mode->queued)
 		fprintf(stderr, ", %ld chunks in flight", s->depth);
+	if (s->streams > 1)
+		fprintf(stderr, ", %ld streams", s->streams);
 	fprintf(stderr, "\n");
+}
+
+/*
+ * How a stream starts: alone, it takes the meter's first sample itself; as
+ * one of -P's, it writes a byte on `ready` (its own pipe to the parent) once
+ * connected, and waits for `go` to be closed, so that all start at once.
+ */
+struct start_line {
+	int ready, go;		/* -1, -1: alone */
+};
+
+static void wait_for_the_others(const struct start_line *line)
+{
+	char c = 0;
+	ssize_t n;
+
+	if (write(line->ready, &c, 1) != 1)
+		err(1, "telling the other streams");
+	while ((n = read(line->go, &c, 1)) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * One stream: connect, send the files -n times, wait for zcs to close, and
+ * fill in its summary. Returns 1 when zcs did not close within -W.
+ */
+static int run_stream(const struct settings *s, const struct file_entry *files, size_t n_files,
+		      const struct start_line *line, struct summary *sum)
+{
+	struct sender snd;
+	struct rusage ru0, ru1;
+	uint64_t start, ns;
+	int unconfirmed;
+
+	sender_setup(&snd, s);
+	snd.sock = net_connect(s->server, s->port, &s->bufs, s->debug);
+	if (s->cork)
+		net_set_cork(snd.sock);
+	if (snd.mode->connected)
+		snd.mode->connected(&snd);
+	if (line->ready >= 0)
+		wait_for_the_others(line);
+	else if (s->measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
+		meter_failed();
+	getrusage(RUSAGE_SELF, &ru0);
+	start = timing_now_ns();
+	send_all_loops(&snd, s, files, n_files);
+	if (snd.mode->finish)
+		snd.mode->finish(&snd);
+	ns = timing_now_ns() - start;
+	unconfirmed = await_close(&snd, s->close_wait_secs);
+	if (!unconfirmed)
+		ns = timing_now_ns() - start;
+	getrusage(RUSAGE_SELF, &ru1);
+	*sum = (struct summary){ .bytes = snd.sent, .ns = ns, .confirmed = !unconfirmed,
+				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
+				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
+				 .zc_sends = snd.zc_sends, .zc_copied = snd.zc_copied };
+	sender_close(&snd);
+	return unconfirmed;
+}
+
+/* A child of -P: one stream, its summary written back after the ready byte. */
+static void __attribute__((noreturn)) stream_child(const struct settings *s, long i,
+						   const struct file_entry *files,
+						   size_t n_files,
+						   const struct start_line *line)
+{
+	struct summary sum;
+
+	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
+		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
+	run_stream(s, files, n_files, line, &sum);
+	if (write(line->ready, &sum, sizeof(sum)) != sizeof(sum))
+		err(1, "stream %ld: writing its summary", i + 1);
+	/* Past the atexit handlers: the soakers are the parent's. */
+	fflush(NULL);
+	_exit(0);
+}
+
+/*
+ * -P: a child per stream. They connect, wait until all are connected, and
+ * are let go at once; the total runs from then until the last one is done.
+ * Returns how many streams failed (each said why on stderr).
+ */
+static long run_parallel(const struct settings *s, const struct file_entry *files,
+			 size_t n_files, struct summary *streams, struct summary *total)
+{
+	int go[2], out[MAX_STREAMS];
+	pid_t pids[MAX_STREAMS];
+	struct rusage ru0, ru1;
+	long failed = 0;
+	uint64_t start;
+	char c;
+
+	if (pipe(go) < 0)
+		err(1, "pipe");
+	fflush(NULL);
+	for (long i = 0; i < s->streams; i++) {
+		int p[2];
+
+		if (pipe(p) < 0)
+			err(1, "pipe");
+		pids[i] = fork();
+		if (pids[i] < 0)
+			err(1, "fork");
+		if (pids[i] == 0) {
+			struct start_line line = { .ready = p[1], .go = go[0] };
+
+			close(go[1]);
+			close(p[0]);
+			for (long k = 0; k < i; k++)
+				close(out[k]);
+			stream_child(s, i, files, n_files, &line);
+		}
+		close(p[1]);
+		out[i] = p[0];
+	}
+	close(go[0]);
+	/* A stream that fails to connect exits: its pipe reads as ended, not ready. */
+	for (long i = 0; i < s->streams; i++)
+		while (read(out[i], &c, 1) < 0 && errno == EINTR)
+			;
+	if (s->measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
+		meter_failed();
+	getrusage(RUSAGE_CHILDREN, &ru0);
+	start = timing_now_ns();
+	close(go[1]);
+	*total = (struct summary){ .confirmed = 1 };
+	for (long i = 0; i < s->streams; i++) {
+		int status;
+
+		while (waitpid(pids[i], &status, 0) < 0)
+			if (errno != EINTR)
+				err(1, "waitpid");
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+		    read(out[i], &streams[i], sizeof(streams[i])) != sizeof(streams[i])) {
+			streams[i] = (struct summary){ 0 };
+			failed++;
+		}
+		close(out[i]);
+		total->bytes += streams[i].bytes;
+		total->confirmed &= streams[i].confirmed;
+		total->zc_sends += streams[i].zc_sends;
+		total->zc_copied += streams[i].zc_copied;
+	}
+	total->ns = timing_now_ns() - start;
+	getrusage(RUSAGE_CHILDREN, &ru1);
+	total->user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime);
+	total->sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime);
+	return failed;
+}
+
+/* Each stream's line, then the total's. */
+static void print_streams(const struct settings *s, const struct summary *streams,
+			  const struct summary *total)
+{
+	char prefix[40];
+
+	for (long i = 0; i < s->streams; i++) {
+		if (!streams[i].ns)
+			continue;
+		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
+		print_summary(prefix, s->mode, &streams[i]);
+	}
+	snprintf(prefix, sizeof(prefix), "all %ld streams: ", s->streams);
+	print_summary(prefix, s->mode, total);
 }
 
 int main(int argc, char **argv)
 {
 	struct settings s;
 	struct file_entry *files;
-	struct sender snd;
-	struct rusage ru0, ru1;
-	struct summary sum;
+	struct summary sum, streams[MAX_STREAMS];
 	size_t n_files;
-	uint64_t start, ns;
+	long failed = 0;
 	int meter_ok = 1, unconfirmed;
+	struct start_line alone = { -1, -1 };
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1157,47 +1385,36 @@ int main(int argc, char **argv)
 	n_files = scan_files(&s, files);
 	if (n_files == 0)
 		errx(1, "no readable regular files to send");
-	sender_setup(&snd, &s);
 	if (s.debug)
 		debug_files(&s, files, n_files);
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
 		meter_start(&s);
-	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
+	if (s.n_cpu_list == 1 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
 	if (s.measure_cpu && s.tare_ms > 0)
 		meter_tare(&s);
-	snd.sock = net_connect(s.server, s.port, &s.bufs, s.debug);
-	if (s.cork)
-		net_set_cork(snd.sock);
-	if (snd.mode->connected)
-		snd.mode->connected(&snd);
-	if (s.measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
-		meter_failed();
-	getrusage(RUSAGE_SELF, &ru0);
-	start = timing_now_ns();
-	send_all_loops(&snd, &s, files, n_files);
-	if (snd.mode->finish)
-		snd.mode->finish(&snd);
-	ns = timing_now_ns() - start;
-	unconfirmed = await_close(&snd, s.close_wait_secs);
-	if (!unconfirmed)
-		ns = timing_now_ns() - start;
-	getrusage(RUSAGE_SELF, &ru1);
+	if (s.streams > 1)
+		failed = run_parallel(&s, files, n_files, streams, &sum);
+	else
+		run_stream(&s, files, n_files, &alone, &sum);
+	unconfirmed = !sum.confirmed;
 	if (s.measure_cpu)
 		meter_ok = soak_take(&meter.soak, &meter.after) == 0;
 	if (s.measure_cpu && meter_ok && s.debug > 1)
 		debug_per_cpu("transfer", &meter.before, &meter.after);
-	sum = (struct summary){ .bytes = snd.sent, .ns = ns, .confirmed = !unconfirmed,
-				.user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
-				.sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
-				.metered = s.measure_cpu && meter_ok };
+	sum.metered = s.measure_cpu && meter_ok && !failed;
 	if (sum.metered)
 		meter_figures(&sum);
 	if (s.json)
-		print_summary_json(&s, &snd, n_files, &sum);
+		print_summary_json(&s, n_files, streams, &sum);
+	else if (s.streams > 1)
+		print_streams(&s, streams, &sum);
 	else
-		print_summary(&snd, &sum);
+		print_summary("", s.mode, &sum);
+	if (failed)
+		errx(1, "%ld of %ld streams failed: the total above counts the others", failed,
+		     s.streams);
 	if (unconfirmed)
 		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
 			"above runs to the last byte sent, unconfirmed", s.close_wait_secs);
@@ -1205,7 +1422,6 @@ int main(int argc, char **argv)
 		errx(1, "%s during the transfer: no load figure", meter.soak.err);
 	if (meter.note[0])
 		warnx("note: %s", meter.note);
-	sender_close(&snd);
 	free(files);
 	return 0;
 }

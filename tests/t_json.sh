@@ -39,7 +39,7 @@ test_zcc_J_prints_the_summary_as_one_object() {
 	expect_eq "$out" "['zcc', '$(uname -n)', '$(uname -r)', '127.0.0.1', $PORT, 'zerocopy', 65536, 4, 2, 7, None]"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["bytes"], objs[0]["result"]["confirmed"]')" "($want, True)"
 	n=$(( $(chunks_of 65536 "$T"/f/*) * 2 ))
-	expect_eq "$(jq_py "$T/out" 'objs[0]["zerocopy"]')" "{'sends': $n, 'zerocopy': 0, 'copied': $n}"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["zerocopy"]')" "{'sends': $n, 'zerocopy': 0, 'copied': $n}"
 	expect_eq "$(jq_py "$T/out" '"meter" in objs[0]')" False "a meter object without -c"
 	expect_match "$(jq_py "$T/out" 'objs[0]["time"]')" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'
 	wait_summaries 1

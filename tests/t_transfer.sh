@@ -203,9 +203,9 @@ test_d_says_the_bytes_the_stream_will_carry() {
 test_h_prints_usage_and_exits_0() {
 	local out
 	out=$("$ROOT/zcc" -h) || fail "zcc -h exited $?"
-	expect_eq "$out" "usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu] [-i rcvbuf] [-o sndbuf] [-n loops]
-           [-N cpus] [-p port] [-m mode] [-q depth] [-T msecs] [-W secs]
-           -s server file..."
+	expect_eq "$out" "usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]
+           [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]
+           [-T msecs] [-W secs] -s server file..."
 	out=$("$ROOT/zcs" -h) || fail "zcs -h exited $?"
 	expect_eq "$out" "usage: zcs [-dhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]
            [-o sndbuf] [-p port] [-t secs]"
