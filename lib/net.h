@@ -11,7 +11,8 @@
 
 /*
  * The default -b of zcs and zcc: bytes per read() and per send() or write().
- * 1 MiB, not the 64 KiB of 2001: every chunk costs a read(), a send() and,
+ * 1 MiB, not 2001's 64 KiB for zcc (its zcs read 16 KiB at a time and had no
+ * -b): every chunk costs a read(), a send() and,
  * on loopback, usually a wake-up of the receiver on another CPU, and with
  * 64 KiB chunks read()+send() ran at little more than half the speed it
  * reaches with 1 MiB (README.zc, "Results").
