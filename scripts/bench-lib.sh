@@ -1,16 +1,23 @@
-# Shared by scripts/zc-matrix, compare-iperf3 and compare-defaults: a scratch
-# directory, servers started and stopped by PID, the 2001 file set and a
-# large file in the page cache, one zcc run measured as zcs counted it, and
-# medians. Source it after `set -eu`; it sets ROOT and work. A script that
-# has more to undo on exit defines bench_on_exit.
+# The benchmark scripts' library, shared by scripts/zc-matrix, compare-iperf3,
+# compare-defaults and observer-effect (and, for its ports, by the tests):
+# free ports, zcs started, waited for and stopped by PID, the 2001 file set
+# and a large file in the page cache, one zcc run measured as zcs counted it,
+# and medians. Sourcing it only defines functions; a script calls bench_init
+# (after `set -eu`) for the scratch directory, the clean-up and the build, and
+# defines bench_on_exit if it has more to undo on exit.
 
-# A failed zcc inside $(...) must stop the run, not leave an old figure behind.
-shopt -s inherit_errexit
+# bench_init: sets ROOT and work, builds zcs and zcc, and cleans up on exit.
+bench_init() {
+	# A failed zcc inside $(...) must stop the run, not leave an old figure behind.
+	shopt -s inherit_errexit
+	ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	make -s -C "$ROOT" zcs zcc
+	work=$(mktemp -d)
+	bench_pids=()
+	bench_zcs_prefix=()
+	trap bench_cleanup EXIT
+}
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-make -s -C "$ROOT" zcs zcc
-work=$(mktemp -d)
-bench_pids=()
 bench_cleanup() {
 	local p
 	for p in "${bench_pids[@]}"; do
@@ -23,7 +30,6 @@ bench_cleanup() {
 	fi
 	rm -rf "$work"
 }
-trap bench_cleanup EXIT
 
 # bench_die MESSAGE: the script's name, the message, exit 1.
 bench_die() {
@@ -50,14 +56,22 @@ random_port() {
 	echo $((10000 + RANDOM % (low - 10000)))
 }
 
-# start_zcs PORT OUT [ARGS...]: a zcs on PORT writing its stdout to OUT; the
-# command line is printed as a "#" line.
+# start_zcs PORT OUT [ARGS...]: a zcs on PORT writing its stdout to OUT and
+# its stderr to OUT.err, run under bench_zcs_prefix (e.g. ip netns exec),
+# and waited for until it listens; the command line is printed as a "#" line.
+# A zcs that refuses its arguments or its port ends the script, with its words.
 start_zcs() {
 	local port=$1 out=$2
 	shift 2
-	echo "# $ROOT/zcs -d -p $port -t 3600 $*"
-	"$ROOT/zcs" -d -p "$port" -t 3600 "$@" >"$out" 2>"$out.err" &
+	echo "# ${bench_zcs_prefix[*]}${bench_zcs_prefix:+ }$ROOT/zcs -d -p $port -t 3600 $*" | sed 's/ *$//'
+	"${bench_zcs_prefix[@]}" "$ROOT/zcs" -d -p "$port" -t 3600 "$@" >"$out" 2>"$out.err" &
 	bench_pids+=($!)
+	for _ in $(seq 1 100); do
+		grep -q 'listening on' "$out.err" && return
+		kill -0 "${bench_pids[-1]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	bench_die "zcs $* did not start: $(cat "$out.err")"
 }
 
 # make_file_set DIR: 60 files of about 350 KB, the 2001 working set.

@@ -7,6 +7,9 @@
 # command), and skips with `skip "why"`.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# random_port and free_port come from the benchmarks' library (which sourced
+# alone only defines functions); start_zcs below is the tests' own.
+. "$ROOT/scripts/bench-lib.sh"
 HELPERS="$ROOT/build/tests"
 TEST_TIMEOUT=${TEST_TIMEOUT:-90}
 PIDS=()
@@ -67,28 +70,6 @@ start_zcs() {
 		wait "$ZCS_PID" 2>/dev/null || true
 	done
 	fail "zcs did not start: $(cat "$T/zcs.err")"
-}
-
-# random_port: a port below the ephemeral range, so that no outgoing
-# connection can take it between the check and the bind.
-random_port() {
-	local low=32768 rest
-	read -r low rest </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
-	[ "$low" -gt 11000 ] || low=32768
-	echo $((10000 + RANDOM % (low - 10000)))
-}
-
-# A port no socket uses (for refused connections).
-free_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$(random_port)
-		if ! ss -Htan "sport = :$p" | grep -q .; then
-			echo "$p"
-			return 0
-		fi
-	done
-	fail "no free port found"
 }
 
 # u32be N: the protocol's big-endian 32-bit integer, written independently of lib/proto.

@@ -71,7 +71,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
 	grep -q "^# .*/zcc -J -c -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
-	grep -q "^# .*/zcs -d -J -p [0-9]* -t 3600 -m read$" "$T/table" || fail "the zcs command line is not printed"
+	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -m read$" "$T/table" || fail "the zcs command line is not printed"
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
 	check_csvs 3 2 min-max
 	check_verdict "none, zcs -m read" 3
@@ -151,7 +151,7 @@ test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 		"read 100.0|trunc 100.0|" "copied_pct in the runs CSV"
 	expect_eq "$(awk -F, '$1 == "splice" { print $4 "[" $37 "]" }' "$T/out/zc-matrix.csv" | tr '\n' '|')" \
 		"read[]|trunc[]|" "no copied_pct for splice in the cells CSV"
-	grep -q "^# .*/zcs -d -J -p [0-9]* -t 3600 -m trunc$" "$T/table" || fail "no zcs -m trunc"
+	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -m trunc$" "$T/table" || fail "no zcs -m trunc"
 	check_csvs $((2 * $(echo "$modes" | tr ',' '\n' | wc -l))) 1 min-max
 	check_verdict "none, zcs -m read" "$(echo "$modes" | tr ',' '\n' | wc -l)"
 	check_verdict "none, zcs -m trunc" "$(echo "$modes" | tr ',' '\n' | wc -l)"
@@ -161,7 +161,7 @@ test_matrix_sends_given_files_and_places_processes() {
 	make_files "$T/f"
 	matrix --modes sendfile --files "$T/f" --loops 300 --placements same --rounds 1
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
-	grep -q "/zcs -d -J -p [0-9]* -t 3600 -m read -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
+	grep -q "/zcs -d -p [0-9]* -t 3600 -J -m read -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
 	grep -q "/zcc -J -c -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
 	check_csvs 1 1 min-max
 }

@@ -4,8 +4,9 @@
 
 test_a_test_file_that_dies_or_runs_nothing_fails_the_run() {
 	local rc=0
-	mkdir -p "$T/tree/tests"
+	mkdir -p "$T/tree/tests" "$T/tree/scripts"
 	cp "$ROOT/tests/run.sh" "$ROOT/tests/lib.sh" "$T/tree/tests/"
+	cp "$ROOT/scripts/bench-lib.sh" "$T/tree/scripts/"
 	printf '. "$(dirname "$0")/lib.sh"\ntest_passes() { true; }\nrun_tests "$@"\n' >"$T/tree/tests/t_good.sh"
 	printf '. "$(dirname "$0")/lib.sh"\ntest_x() { true; }\nif then\n' >"$T/tree/tests/t_broken.sh"
 	printf '. "$(dirname "$0")/lib.sh"\nrun_tests "$@"\n' >"$T/tree/tests/t_empty.sh"
@@ -18,6 +19,8 @@ FAIL tests/t_empty.sh: ran no tests
 ok t_good.sh: test_passes
 FAIL tests/t_nohelper.sh: exited with status 127" "result lines"
 	expect_eq "$(tail -n 1 "$T/out")" "1 passed, 3 failed" "last line"
+	expect_eq "$(grep -v -e '^tests/t_broken.sh: line 3: ' -e 'no-such-helper.sh' -e 'run_tests: command not found' "$T/err")" "" \
+		"stderr beyond the broken files' own errors"
 }
 
 run_tests "$@"
