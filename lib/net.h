@@ -15,7 +15,7 @@
  * -b): every chunk costs a read(), a send() and,
  * on loopback, usually a wake-up of the receiver on another CPU, and with
  * 64 KiB chunks read()+send() ran at little more than half the speed it
- * reaches with 1 MiB (README.zc, "Results").
+ * reaches with 1 MiB (docs/results.md).
  */
 #define NET_DEFAULT_BUFSIZE (1024 * 1024)
 
@@ -25,7 +25,7 @@
  * that wake-up (an interrupt to the other CPU) cost the sender more than the
  * data did: sendfile over loopback ran 1.4 times as fast with 256 KiB. It
  * is not free everywhere: read()+send() of 1 MiB chunks ran at 0.76 times
- * (README.zc, "Chunk size and wake-ups").
+ * (docs/programs.txt, "Chunk size and wake-ups").
  */
 #define NET_DEFAULT_RCVLOWAT (256 * 1024)
 

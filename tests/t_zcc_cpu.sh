@@ -72,7 +72,7 @@ test_c_measures_against_the_tare_and_says_when_the_file_is_off() {
 # moves by less than a point. The transfer runs on another CPU than the
 # background (both ends pinned there), so that the two do not compete for a
 # CPU and the transfer itself is the same with and without it; the background
-# runs in this session, as zcc and zcs do (README.zc says why a load in
+# runs in this session, as zcc and zcs do (docs/programs.txt says why a load in
 # another session shifts the soakers' own share by a fraction of a point).
 # A loopback run varies by itself, so rounds alternate, each a run without
 # the background and one with it, and the median of the rounds' differences
