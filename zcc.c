@@ -676,17 +676,25 @@ static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, ui
 }
 
 /*
- * Wait for one completion and account for it: a read's or a send's result
- * goes to rd[] or sd[] by buffer; a notification frees its buffer.
+ * Wait for one completion, for -W at most, and account for it: a read's or a
+ * send's result goes to rd[] or sd[] by buffer; a notification frees its
+ * buffer.
  */
 static void uring_reap_one(struct sender *snd, int *rd, int *sd)
 {
+	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
 	struct io_uring_cqe cqe;
 	unsigned slot;
 
-	while (!uring_take_cqe(&snd->ring, &cqe))
-		if (uring_submit_and_wait(&snd->ring, 1) < 0)
+	while (!uring_take_cqe(&snd->ring, &cqe)) {
+		uint64_t now = timing_now_ns();
+
+		if (now >= deadline)
+			errx(1, "io_uring completed nothing within %ld s (-W) after %llu bytes",
+			     snd->wait_secs, (unsigned long long)snd->sent);
+		if (uring_submit_and_wait_ns(&snd->ring, 1, deadline - now) < 0 && errno != ETIME)
 			err(1, "io_uring_enter");
+	}
 	slot = cqe.user_data >> 1;
 	if ((cqe.user_data & 1) == URING_READ) {
 		rd[slot] = cqe.res;
@@ -1217,43 +1225,41 @@ static void wait_for_the_others(const struct start_line *line)
 }
 
 /*
- * One stream: connect, send the files -n times, wait for zcs to close, and
- * fill in its summary. Returns 1 when zcs did not close within -W.
+ * One stream, from a sender set up for its mode: connect, send the files -n
+ * times, wait for zcs to close (for -W at most), and fill in its summary.
  */
-static int run_stream(const struct settings *s, const struct file_entry *files, size_t n_files,
+static void run_stream(const struct settings *s, struct sender *snd,
+		      const struct file_entry *files, size_t n_files,
 		      const struct start_line *line, struct summary *sum)
 {
-	struct sender snd;
 	struct rusage ru0, ru1;
 	uint64_t start, ns;
 	int unconfirmed;
 
-	sender_setup(&snd, s);
-	snd.sock = net_connect(s->server, s->port, &s->bufs, s->debug);
+	snd->sock = net_connect(s->server, s->port, &s->bufs, s->debug);
 	if (s->cork)
-		net_set_cork(snd.sock);
-	if (snd.mode->connected)
-		snd.mode->connected(&snd);
+		net_set_cork(snd->sock);
+	if (snd->mode->connected)
+		snd->mode->connected(snd);
 	if (line->ready >= 0)
 		wait_for_the_others(line);
 	else if (s->measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
 		meter_failed();
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
-	send_all_loops(&snd, s, files, n_files);
-	if (snd.mode->finish)
-		snd.mode->finish(&snd);
+	send_all_loops(snd, s, files, n_files);
+	if (snd->mode->finish)
+		snd->mode->finish(snd);
 	ns = timing_now_ns() - start;
-	unconfirmed = await_close(&snd, s->close_wait_secs);
+	unconfirmed = await_close(snd, s->close_wait_secs);
 	if (!unconfirmed)
 		ns = timing_now_ns() - start;
 	getrusage(RUSAGE_SELF, &ru1);
-	*sum = (struct summary){ .bytes = snd.sent, .ns = ns, .confirmed = !unconfirmed,
+	*sum = (struct summary){ .bytes = snd->sent, .ns = ns, .confirmed = !unconfirmed,
 				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
 				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
-				 .zc_sends = snd.zc_sends, .zc_copied = snd.zc_copied };
-	sender_close(&snd);
-	return unconfirmed;
+				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied };
+	sender_close(snd);
 }
 
 /* A child of -P: one stream, its summary written back after the ready byte. */
@@ -1263,10 +1269,12 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 						   const struct start_line *line)
 {
 	struct summary sum;
+	struct sender snd;
 
 	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
 		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
-	run_stream(s, files, n_files, line, &sum);
+	sender_setup(&snd, s);
+	run_stream(s, &snd, files, n_files, line, &sum);
 	if (write(line->ready, &sum, sizeof(sum)) != sizeof(sum))
 		err(1, "stream %ld: writing its summary", i + 1);
 	/* Past the atexit handlers: the soakers are the parent's. */
@@ -1368,6 +1376,7 @@ int main(int argc, char **argv)
 	struct settings s;
 	struct file_entry *files;
 	struct summary sum, streams[MAX_STREAMS];
+	struct sender snd;
 	size_t n_files;
 	long failed = 0;
 	int meter_ok = 1, unconfirmed;
@@ -1387,6 +1396,9 @@ int main(int argc, char **argv)
 		errx(1, "no readable regular files to send");
 	if (s.debug)
 		debug_files(&s, files, n_files);
+	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */
+	if (s.streams == 1)
+		sender_setup(&snd, &s);
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
 		meter_start(&s);
@@ -1397,7 +1409,7 @@ int main(int argc, char **argv)
 	if (s.streams > 1)
 		failed = run_parallel(&s, files, n_files, streams, &sum);
 	else
-		run_stream(&s, files, n_files, &alone, &sum);
+		run_stream(&s, &snd, files, n_files, &alone, &sum);
 	unconfirmed = !sum.confirmed;
 	if (s.measure_cpu)
 		meter_ok = soak_take(&meter.soak, &meter.after) == 0;

@@ -15,6 +15,23 @@
 #define __NR_io_uring_register 427
 #endif
 
+#ifndef IORING_ENTER_EXT_ARG
+#define IORING_ENTER_EXT_ARG (1U << 3)
+#define IORING_FEAT_EXT_ARG (1U << 8)
+#endif
+
+/* struct io_uring_getevents_arg and __kernel_timespec, for headers older than 5.11. */
+struct getevents_arg {
+	uint64_t sigmask;
+	uint32_t sigmask_sz, pad;
+	uint64_t ts;
+};
+
+struct kernel_timespec {
+	int64_t tv_sec;
+	long long tv_nsec;
+};
+
 #define DISABLED_SYSCTL "/proc/sys/kernel/io_uring_disabled"
 
 /* Why io_uring_setup() said EPERM or ENOSYS, in words a user can act on. */
@@ -72,6 +89,7 @@ int uring_open(struct uring *r, unsigned entries)
 	r->cq_mask = (unsigned *)((char *)r->cq_map + p.cq_off.ring_mask);
 	r->cqes = (struct io_uring_cqe *)((char *)r->cq_map + p.cq_off.cqes);
 	r->sq_entries = p.sq_entries;
+	r->features = p.features;
 	return 0;
 }
 
@@ -137,26 +155,54 @@ struct io_uring_sqe *uring_get_sqe(struct uring *r)
 	return &r->sqes[idx];
 }
 
-int uring_submit_and_wait(struct uring *r, unsigned wait_nr)
+static unsigned cq_ready(const struct uring *r)
+{
+	return __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) - *r->cq_head;
+}
+
+/* Publish what was prepared and enter the kernel; arg, if any, bounds the wait. */
+static int submit(struct uring *r, unsigned wait_nr, const struct getevents_arg *arg)
 {
 	unsigned to_submit = r->queued;
+	unsigned flags = (wait_nr ? IORING_ENTER_GETEVENTS : 0) | (arg ? IORING_ENTER_EXT_ARG : 0);
 
 	/* The kernel reads the entries once it sees the new tail: publish them first. */
 	__atomic_store_n(r->sq_tail, *r->sq_tail + r->queued, __ATOMIC_RELEASE);
 	r->queued = 0;
 	for (;;) {
-		long n = syscall(__NR_io_uring_enter, r->fd, to_submit, wait_nr,
-				 wait_nr ? IORING_ENTER_GETEVENTS : 0, NULL, 0);
+		long n = syscall(__NR_io_uring_enter, r->fd, to_submit, wait_nr, flags, arg,
+				 arg ? sizeof(*arg) : 0);
 
 		if (n >= 0) {
 			to_submit -= n;
-			if (to_submit == 0)
-				return 0;
-			continue;
+			if (to_submit > 0)
+				continue;
+			/* A call that submitted says so even when its bounded wait ran out. */
+			if (arg && wait_nr > cq_ready(r)) {
+				errno = ETIME;
+				return -1;
+			}
+			return 0;
 		}
 		if (errno != EINTR)
 			return -1;
 	}
+}
+
+int uring_submit_and_wait(struct uring *r, unsigned wait_nr)
+{
+	return submit(r, wait_nr, NULL);
+}
+
+int uring_submit_and_wait_ns(struct uring *r, unsigned wait_nr, uint64_t timeout_ns)
+{
+	struct kernel_timespec ts = { .tv_sec = timeout_ns / 1000000000,
+				      .tv_nsec = timeout_ns % 1000000000 };
+	struct getevents_arg arg = { .ts = (uintptr_t)&ts };
+
+	if (!(r->features & IORING_FEAT_EXT_ARG))
+		return submit(r, wait_nr, NULL);
+	return submit(r, wait_nr, &arg);
 }
 
 int uring_take_cqe(struct uring *r, struct io_uring_cqe *cqe)

@@ -27,6 +27,7 @@ struct uring {
 	struct io_uring_sqe *sqes;
 	struct io_uring_cqe *cqes;
 	unsigned sq_entries;
+	unsigned features;	/* IORING_FEAT_* */
 	unsigned queued;	/* prepared and not yet submitted */
 	void *sq_map, *cq_map;
 	size_t sq_map_bytes, cq_map_bytes, sqes_bytes;
@@ -58,6 +59,13 @@ struct io_uring_sqe *uring_get_sqe(struct uring *r);
  * in the ring. Returns 0, or -1 with errno set (EINTR is retried).
  */
 int uring_submit_and_wait(struct uring *r, unsigned wait_nr);
+
+/*
+ * As uring_submit_and_wait(), but waiting at most timeout_ns: -1 with errno
+ * ETIME when the completions did not come in time. A kernel older than 5.11
+ * (no IORING_FEAT_EXT_ARG) cannot bound the wait, and waits as long as it takes.
+ */
+int uring_submit_and_wait_ns(struct uring *r, unsigned wait_nr, uint64_t timeout_ns);
 
 /* Take one completion if there is one: 1 and *cqe filled, or 0. */
 int uring_take_cqe(struct uring *r, struct io_uring_cqe *cqe);

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <time.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -90,10 +91,45 @@ static void the_probe_knows_nop_and_not_beyond_the_last_op(void)
 	uring_close(&r);
 }
 
+/* A read of an empty pipe never completes: the bounded wait gives up with ETIME. */
+static void a_bounded_wait_gives_up_in_time(void)
+{
+	struct uring r;
+	struct io_uring_sqe *rd;
+	struct io_uring_cqe cqe;
+	struct timespec t0, t1;
+	char buf[8];
+	int p[2], rc;
+	double secs;
+
+	OPEN_OR_SKIP(&r, 2);
+	if (!(r.features & IORING_FEAT_EXT_ARG)) {
+		uring_close(&r);
+		SKIP("this kernel cannot bound an io_uring wait (Linux 5.11 or later)");
+	}
+	CHECK(pipe(p) == 0);
+	rd = uring_get_sqe(&r);
+	rd->opcode = IORING_OP_READ;
+	rd->fd = p[0];
+	rd->addr = (uintptr_t)buf;
+	rd->len = sizeof(buf);
+	rd->off = -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = uring_submit_and_wait_ns(&r, 1, 200000000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	CHECK(rc == -1 && errno == ETIME);
+	CHECK(secs >= 0.15 && secs < 2);
+	CHECK(!uring_take_cqe(&r, &cqe));
+	uring_close(&r);
+	close(p[0]), close(p[1]);
+}
+
 int main(void)
 {
 	RUN(fixed_read_linked_to_send_moves_the_bytes);
 	RUN(a_full_submission_queue_gives_null);
 	RUN(the_probe_knows_nop_and_not_beyond_the_last_op);
+	RUN(a_bounded_wait_gives_up_in_time);
 	return CHECK_EXIT();
 }
