@@ -416,11 +416,7 @@ static void send_file_copy(struct sender *snd, int fd, const struct file_entry *
  */
 static void setup_splice(struct sender *snd)
 {
-	if (pipe(snd->pipe) < 0)
-		err(1, "pipe");
-	if (fcntl(snd->pipe[1], F_SETPIPE_SZ, (int)snd->bufsize) < 0)
-		err(1, "-b %zu: F_SETPIPE_SZ (a pipe may be at most /proc/sys/fs/pipe-max-size "
-		       "bytes without CAP_SYS_RESOURCE)", snd->bufsize);
+	net_splice_pipe(snd->pipe, snd->bufsize);
 }
 
 static void send_file_splice(struct sender *snd, int fd, const struct file_entry *f)

@@ -242,12 +242,7 @@ static void conn_setup(struct conn *c, int fd, const struct settings *s)
 	if (!c->buf)
 		err(1, "allocating a %ld-byte buffer", s->bufsize);
 	if (s->mode->receive == receive_splice) {
-		if (pipe(c->pipe) < 0)
-			err(1, "pipe");
-		if (fcntl(c->pipe[1], F_SETPIPE_SZ, (int)s->bufsize) < 0)
-			err(1, "-b %ld: F_SETPIPE_SZ (a pipe may be at most "
-			       "/proc/sys/fs/pipe-max-size bytes without CAP_SYS_RESOURCE)",
-			     s->bufsize);
+		net_splice_pipe(c->pipe, s->bufsize);
 		c->devnull = open("/dev/null", O_WRONLY);
 		if (c->devnull < 0)
 			err(1, "/dev/null");

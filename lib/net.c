@@ -1,5 +1,6 @@
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <time.h> /* <linux/errqueue.h> needs struct timespec */
 #include <linux/errqueue.h>
 #include <netdb.h>
@@ -203,6 +204,15 @@ int net_listen(const char *addr, int port_num, const struct net_bufsizes *bufs, 
 		err(1, "socket for %s", addr);
 	freeaddrinfo(res);
 	return fd;
+}
+
+void net_splice_pipe(int fds[2], long bytes)
+{
+	if (pipe(fds) < 0)
+		err(1, "pipe");
+	if (fcntl(fds[1], F_SETPIPE_SZ, (int)bytes) < 0)
+		err(1, "-b %ld: F_SETPIPE_SZ (a pipe may be at most /proc/sys/fs/pipe-max-size "
+		       "bytes without CAP_SYS_RESOURCE)", bytes);
 }
 
 int net_set_zerocopy(int fd)

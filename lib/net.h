@@ -103,6 +103,12 @@ int net_set_zerocopy(int fd);
  */
 int net_take_zc_completion(int fd, struct net_zc_range *range);
 
+/*
+ * A pipe of at least bytes (F_SETPIPE_SZ) for splice() to or from a socket;
+ * exits naming -b and the limit when the kernel refuses the size.
+ */
+void net_splice_pipe(int fds[2], long bytes);
+
 /* "addr port N" for messages. */
 void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t size);
 
