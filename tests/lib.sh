@@ -92,6 +92,36 @@ encode_stream() {
 	done
 }
 
+# chunks BUFSIZE LOOPS FILE...: how many chunks of BUFSIZE the files make, LOOPS times.
+chunks() {
+	local b=$1 loops=$2 n=0 f size
+	shift 2
+	for f in "$@"; do
+		size=$(stat -c %s "$f")
+		n=$((n + (size + b - 1) / b))
+	done
+	echo $((n * loops))
+}
+
+# check_stream_matches_independent_encoding ZCC_ARGS...: zcc -n 2 to the
+# capture peer, which shares no code with zc; the bytes on the wire must be
+# the stream built here by printf and cat, which pins the layout the 2001 zcs
+# expects independently of lib/proto. CAPTURE_ARGS go to capture, and
+# ZCC_WRAP (e.g. strace) runs zcc.
+check_stream_matches_independent_encoding() {
+	local port
+	make_files "$T/f"
+	"$HELPERS/capture" ${CAPTURE_ARGS:-} "$T/wire" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	port=$(cat "$T/port")
+	${ZCC_WRAP:-} "$ROOT/zcc" -n 2 -p "$port" -s 127.0.0.1 "$@" "$T"/f/* >"$T/out" ||
+		fail "zcc exited $?: $(cat "$T/out")"
+	wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "capture did not finish"
+	encode_stream 2 "$T"/f/* >"$T/expected"
+	cmp "$T/expected" "$T/wire" || fail "the stream differs from the independent encoding"
+}
+
 # stream_bytes LOOPS FILE...: how many bytes that stream has.
 stream_bytes() {
 	local loops=$1 per_loop=4 f

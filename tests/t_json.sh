@@ -38,23 +38,12 @@ test_zcc_J_prints_the_summary_as_one_object() {
 	out=$(jq_py "$T/out" '[objs[0][k] for k in ("program", "host", "kernel")] + [objs[0]["settings"][k] for k in ("server", "port", "mode", "bufsize", "depth", "loops", "files", "cpu")]')
 	expect_eq "$out" "['zcc', '$(uname -n)', '$(uname -r)', '127.0.0.1', $PORT, 'zerocopy', 65536, 4, 2, 7, None]"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["bytes"], objs[0]["result"]["confirmed"]')" "($want, True)"
-	n=$(( $(chunks_of 65536 "$T"/f/*) * 2 ))
+	n=$(chunks 65536 2 "$T"/f/*)
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["zerocopy"]')" "{'sends': $n, 'zerocopy': 0, 'copied': $n}"
 	expect_eq "$(jq_py "$T/out" '"meter" in objs[0]')" False "a meter object without -c"
 	expect_match "$(jq_py "$T/out" 'objs[0]["time"]')" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'
 	wait_summaries 1
 	expect_eq "$(zcs_summaries | awk '{ print $2 }')" "$want" "zcs's count"
-}
-
-# chunks_of BUFSIZE FILE...: the chunks of BUFSIZE the files make.
-chunks_of() {
-	local b=$1 n=0 f size
-	shift
-	for f in "$@"; do
-		size=$(stat -c %s "$f")
-		n=$((n + (size + b - 1) / b))
-	done
-	echo "$n"
 }
 
 test_zcc_J_with_c_has_the_meters_figures() {

@@ -13,49 +13,22 @@ uring_or_skip() {
 	return 0
 }
 
-# chunks BUFSIZE LOOPS FILE...: how many chunks of BUFSIZE the files make, LOOPS times.
-chunks() {
-	local b=$1 loops=$2 n=0 f size
-	shift 2
-	for f in "$@"; do
-		size=$(stat -c %s "$f")
-		n=$((n + (size + b - 1) / b))
-	done
-	echo $((n * loops))
-}
-
-# capture_and_compare ARGS...: zcc -n 2 ARGS to the capture peer; the bytes on
-# the wire must be the stream built independently by encode_stream.
-capture_and_compare() {
-	local port
-	make_files "$T/f"
-	"$HELPERS/capture" ${CAPTURE_ARGS:-} "$T/wire" >"$T/port" &
-	started $!
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
-	port=$(cat "$T/port")
-	${ZCC_WRAP:-} "$ROOT/zcc" -n 2 -p "$port" -s 127.0.0.1 "$@" "$T"/f/* >"$T/out" ||
-		fail "zcc exited $?: $(cat "$T/out")"
-	wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "capture did not finish"
-	encode_stream 2 "$T"/f/* >"$T/expected"
-	cmp "$T/expected" "$T/wire" || fail "the stream differs from the independent encoding"
-}
-
 test_splice_stream_matches_independent_encoding() {
-	capture_and_compare -m splice -b 4k
+	check_stream_matches_independent_encoding -m splice -b 4k
 }
 
 test_zerocopy_stream_matches_independent_encoding() {
-	capture_and_compare -m zerocopy -b 4k -q 3
+	check_stream_matches_independent_encoding -m zerocopy -b 4k -q 3
 }
 
 test_uring_stream_matches_independent_encoding() {
 	uring_or_skip uring
-	capture_and_compare -m uring -b 4k -q 3
+	check_stream_matches_independent_encoding -m uring -b 4k -q 3
 }
 
 test_uring_zc_stream_matches_independent_encoding() {
 	uring_or_skip uring-zc
-	capture_and_compare -m uring-zc -b 4k -q 3
+	check_stream_matches_independent_encoding -m uring-zc -b 4k -q 3
 }
 
 # ipv6_with_loops MODE ARGS...: zcc -n 3 over ::1 to zcs; both ends count the stream.
@@ -195,7 +168,7 @@ test_zerocopy_waits_out_enobufs_and_loses_nothing() {
 	# so their completions pile up.
 	CAPTURE_ARGS="-s 2000"
 	ZCC_WRAP="strace -f -e trace=sendto -e signal=none -o $T/trace"
-	capture_and_compare -m zerocopy -b 1k -q 64
+	check_stream_matches_independent_encoding -m zerocopy -b 1k -q 64
 	grep -q 'MSG_ZEROCOPY.*= -1 ENOBUFS' "$T/trace" || fail "no send met ENOBUFS"
 }
 

@@ -44,21 +44,6 @@ test_cork_counts_every_byte() {
 	send_and_compare send -k -S -b 64 -s 127.0.0.1
 }
 
-# The bytes on the wire, compared one by one with a stream built here by printf
-# and cat: this pins the layout the 2001 zcs expects, independently of lib/proto.
-check_stream_matches_independent_encoding() {
-	local port
-	make_files "$T/f"
-	"$HELPERS/capture" "$T/wire" >"$T/port" &
-	started $!
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
-	port=$(cat "$T/port")
-	"$ROOT/zcc" -n 2 -p "$port" -s 127.0.0.1 "$@" "$T"/f/* >/dev/null
-	wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "capture did not finish"
-	encode_stream 2 "$T"/f/* >"$T/expected"
-	cmp "$T/expected" "$T/wire" || fail "the stream differs from the independent encoding"
-}
-
 test_sendfile_stream_matches_independent_encoding() {
 	check_stream_matches_independent_encoding
 }
