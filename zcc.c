@@ -309,6 +309,10 @@ static void __attribute__((noreturn)) die_sending(const struct sender *snd, cons
 		errx(1, "connection %s after %llu bytes: %s",
 		     errno == ECONNRESET ? "reset" : "closed", (unsigned long long)snd->sent,
 		     strerror(errno));
+	/* SO_SNDTIMEO ran out: the receiver has taken nothing for -W seconds. */
+	if (errno == EAGAIN || errno == EWOULDBLOCK)
+		errx(1, "zcs took no data for %ld s (-W) after %llu bytes: it has stopped reading",
+		     snd->wait_secs, (unsigned long long)snd->sent);
 	err(1, "%s after %llu bytes", what, (unsigned long long)snd->sent);
 }
 
@@ -1233,6 +1237,7 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	int unconfirmed;
 
 	snd->sock = net_connect(s->server, s->port, &s->bufs, s->debug);
+	net_set_send_timeout(snd->sock, s->close_wait_secs);
 	if (s->cork)
 		net_set_cork(snd->sock);
 	if (snd->mode->connected)

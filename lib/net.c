@@ -90,6 +90,14 @@ void net_set_cork(int fd)
 		errx(1, "TCP_CORK did not stick: the kernel reads it back as 0");
 }
 
+void net_set_send_timeout(int fd, long secs)
+{
+	struct timeval tv = { .tv_sec = secs };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		err(1, "setsockopt SO_SNDTIMEO");
+}
+
 int net_set_rcvlowat(int fd, long bytes, int debug)
 {
 	int val = bytes, got = 0;

@@ -64,6 +64,12 @@ void net_set_bufsizes(int fd, const struct net_bufsizes *bufs, int debug);
 void net_set_cork(int fd);
 
 /*
+ * Set SO_SNDTIMEO: a blocking send, write, sendfile or splice to the socket
+ * that can queue nothing for this long fails with EAGAIN.
+ */
+void net_set_send_timeout(int fd, long secs);
+
+/*
  * Set SO_RCVLOWAT: readers are woken only once this many bytes are queued (or
  * at the end of the stream, or when the receive buffer is nearly full). The
  * kernel caps it at half a receive buffer fixed with SO_RCVBUF; returns the

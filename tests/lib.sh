@@ -225,6 +225,30 @@ check_zcs_killed_mid_transfer() {
 	return 0
 }
 
+# check_a_receiver_that_stops_reading ERR_REGEX ZCC_ARGS...: zcs is stopped
+# before it accepts, so the stream stalls once the socket buffers are full;
+# zcc -W 1 gives up within seconds (each trickle of progress restarts the
+# wait) with the count so far, exit 1 and no summary.
+check_a_receiver_that_stops_reading() {
+	local rc=0 start want=$1
+	shift
+	make_files "$T/f"
+	start_zcs
+	kill -STOP "$ZCS_PID"
+	start=$SECONDS
+	timeout 30 "$ROOT/zcc" -W 1 -n 1000 -p "$PORT" -s 127.0.0.1 "$@" "$T/f/350k" >"$T/out" 2>"$T/err" ||
+		rc=$?
+	kill -CONT "$ZCS_PID"
+	expect_eq "$rc" 1 "exit code (124: still blocked after 30 s): $(cat "$T/err")"
+	expect_match "$(cat "$T/err")" "$want"
+	[ $((SECONDS - start)) -le 15 ] || fail "took $((SECONDS - start)) s"
+	[ -s "$T/out" ] && fail "a summary after a failed transfer"
+	return 0
+}
+
+# The line zcc ends with when a blocking send queued nothing for -W seconds.
+STOPPED_READING='^zcc: zcs took no data for 1 s \(-W\) after [1-9][0-9]* bytes: it has stopped reading$'
+
 # Zombie children of a PID, as "pid stat" lines.
 zombies_of() {
 	ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/' || true

@@ -132,6 +132,18 @@ test_zcc_survives_zcs_killed_in_write_mode() {
 	check_zcs_killed_mid_transfer -S -w
 }
 
+test_zcc_gives_up_on_a_receiver_that_stops_reading_in_sendfile_mode() {
+	check_a_receiver_that_stops_reading "$STOPPED_READING"
+}
+
+test_zcc_gives_up_on_a_receiver_that_stops_reading_in_send_mode() {
+	check_a_receiver_that_stops_reading "$STOPPED_READING" -S
+}
+
+test_zcc_gives_up_on_a_receiver_that_stops_reading_in_write_mode() {
+	check_a_receiver_that_stops_reading "$STOPPED_READING" -S -w
+}
+
 test_zcs_reports_client_vanishing_mid_header() {
 	start_zcs
 	{ u32be 1; printf '\0\0'; } >"/dev/tcp/127.0.0.1/$PORT"
