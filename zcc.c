@@ -1269,15 +1269,23 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 						   size_t n_files,
 						   const struct start_line *line)
 {
+	static char line_buf[BUFSIZ], name[64];
 	struct summary sum;
 	struct sender snd;
 
+	/*
+	 * Its messages name the stream, and each goes out in one write(), so
+	 * that streams failing at once do not interleave their lines.
+	 */
+	snprintf(name, sizeof(name), "%s: stream %ld", program_invocation_short_name, i + 1);
+	program_invocation_short_name = name;
+	setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
 		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
 	sender_setup(&snd, s);
 	run_stream(s, &snd, files, n_files, line, &sum);
 	if (write(line->ready, &sum, sizeof(sum)) != sizeof(sum))
-		err(1, "stream %ld: writing its summary", i + 1);
+		err(1, "writing its summary");
 	/* Past the atexit handlers: the soakers are the parent's. */
 	fflush(NULL);
 	_exit(0);
