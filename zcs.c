@@ -443,6 +443,10 @@ static void accept_forever(int lfd, const struct settings *s)
 		if (pid < 0) {
 			warn("fork for %s", peer);
 		} else if (pid == 0) {
+			static char line_buf[BUFSIZ];
+
+			/* Each message in one write(): connections end at once without interleaving. */
+			setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 			signal(SIGCHLD, SIG_DFL);
 			close(lfd);
 			exit(serve(fd, s, peer));
