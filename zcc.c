@@ -1237,7 +1237,7 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	int unconfirmed;
 
 	snd->sock = net_connect(s->server, s->port, &s->bufs, s->debug);
-	net_set_send_timeout(snd->sock, s->close_wait_secs);
+	net_set_send_timeout(snd->sock, snd->wait_secs);
 	if (s->cork)
 		net_set_cork(snd->sock);
 	if (snd->mode->connected)
