@@ -757,19 +757,27 @@ static void send_file_uring(struct sender *snd, int fd, const struct file_entry 
 		uint64_t next = at;
 		unsigned n = 0, done;
 
+		/*
+		 * Every buffer of the batch is free before any of it is prepared:
+		 * waiting submits what the ring holds, and a chain cut off there,
+		 * its last SEND still linked, would run beside the rest of the batch.
+		 */
 		for (; n < batch_max && next < f->size; n++) {
-			unsigned b = snd->next_slot;
+			unsigned b = (snd->next_slot + n) % snd->depth;
 
-			snd->next_slot = (b + 1) % snd->depth;
 			while (snd->slots[b].pending)
 				uring_reap_one(snd, rd, sd);
-			rd[b] = sd[b] = URING_UNSET;
 			slots[n] = b;
 			len[n] = chunk_at(snd, f, next);
-			prep_chunk(snd, fd, b, len[n], next,
-				   n + 1 == batch_max || next + len[n] == f->size);
 			next += len[n];
 		}
+		next = at;
+		for (unsigned i = 0; i < n; i++) {
+			rd[slots[i]] = sd[slots[i]] = URING_UNSET;
+			prep_chunk(snd, fd, slots[i], len[i], next, i + 1 == n);
+			next += len[i];
+		}
+		snd->next_slot = (snd->next_slot + n) % snd->depth;
 		if (uring_submit_and_wait(&snd->ring, 0) < 0)
 			err(1, "io_uring_enter");
 		do {

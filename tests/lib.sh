@@ -103,23 +103,43 @@ chunks() {
 	echo $((n * loops))
 }
 
-# check_stream_matches_independent_encoding ZCC_ARGS...: zcc -n 2 to the
-# capture peer, which shares no code with zc; the bytes on the wire must be
-# the stream built here by printf and cat, which pins the layout the 2001 zcs
-# expects independently of lib/proto. CAPTURE_ARGS go to capture, and
-# ZCC_WRAP (e.g. strace) runs zcc.
-check_stream_matches_independent_encoding() {
-	local port
-	make_files "$T/f"
+# stream_matches_encoding LOOPS DIR ZCC_ARGS...: zcc -n LOOPS ZCC_ARGS DIR/* to
+# the capture peer, which shares no code with zc; the bytes on the wire must be
+# the stream built here by printf and cat (kept in DIR.stream), which pins the
+# layout the 2001 zcs expects independently of lib/proto. CAPTURE_ARGS go to
+# capture, and ZCC_WRAP (e.g. strace) runs zcc.
+stream_matches_encoding() {
+	local loops=$1 dir=$2 port pid
+	shift 2
+	rm -f "$T/port"
 	"$HELPERS/capture" ${CAPTURE_ARGS:-} "$T/wire" >"$T/port" &
-	started $!
+	pid=$!
+	started "$pid"
 	wait_until 5 test -s "$T/port" || fail "capture did not start"
 	port=$(cat "$T/port")
-	${ZCC_WRAP:-} "$ROOT/zcc" -n 2 -p "$port" -s 127.0.0.1 "$@" "$T"/f/* >"$T/out" ||
-		fail "zcc exited $?: $(cat "$T/out")"
-	wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "capture did not finish"
-	encode_stream 2 "$T"/f/* >"$T/expected"
-	cmp "$T/expected" "$T/wire" || fail "the stream differs from the independent encoding"
+	${ZCC_WRAP:-} "$ROOT/zcc" -n "$loops" -p "$port" -s 127.0.0.1 "$@" "$dir"/* >"$T/out" ||
+		fail "zcc $* exited $?: $(cat "$T/out")"
+	wait_until 5 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "capture did not finish"
+	[ -s "$dir.stream.$loops" ] || encode_stream "$loops" "$dir"/* >"$dir.stream.$loops"
+	cmp "$dir.stream.$loops" "$T/wire" >"$T/cmp" 2>&1 ||
+		fail "zcc $*: the stream differs from the independent encoding: $(cat "$T/cmp")"
+	rm -f "$T/wire"
+}
+
+# check_stream_matches_independent_encoding ZCC_ARGS...: stream_matches_encoding
+# over make_files's set, twice over.
+check_stream_matches_independent_encoding() {
+	make_files "$T/f"
+	stream_matches_encoding 2 "$T/f" "$@"
+}
+
+# uring_or_skip MODE: skip when this kernel refuses io_uring, saying why.
+uring_or_skip() {
+	local rc=0 err
+	case "$1" in uring*) ;; *) return 0 ;; esac
+	err=$("$ROOT/zcc" -m "$1" -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1) || rc=$?
+	case "$err" in *"-m $1: "*) skip "$err" ;; esac
+	return 0
 }
 
 # stream_bytes LOOPS FILE...: how many bytes that stream has.

@@ -4,15 +4,6 @@
 # ends, the failures, and the kernel's copies counted rather than hidden.
 . "$(dirname "$0")/lib.sh"
 
-# uring_or_skip MODE: skip when this kernel refuses io_uring, saying why.
-uring_or_skip() {
-	local rc=0 err
-	case "$1" in uring*) ;; *) return 0 ;; esac
-	err=$("$ROOT/zcc" -m "$1" -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1) || rc=$?
-	case "$err" in *"-m $1: "*) skip "$err" ;; esac
-	return 0
-}
-
 test_splice_stream_matches_independent_encoding() {
 	check_stream_matches_independent_encoding -m splice -b 4k
 }
