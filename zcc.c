@@ -12,11 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "lib/cpu.h"
 #include "lib/json.h"
@@ -62,6 +67,7 @@ struct send_mode {
 	void (*send_file)(struct sender *snd, int fd, const struct file_entry *f);
 	void (*finish)(struct sender *snd);
 	int queued;		/* -q sets how many chunks are in flight */
+	int buffered;		/* holds -b bytes of its own (a buffer, or a pipe) a chunk */
 	int counts_copies;	/* the kernel says which sends it copied after all */
 };
 
@@ -108,6 +114,7 @@ struct sender {
 	struct zc_slot *slots;	/* zerocopy: what each buffer waits for */
 	unsigned next_slot;	/* zerocopy: the buffer the next chunk goes in */
 	uint32_t next_id;	/* zerocopy: the id the next MSG_ZEROCOPY send gets */
+	size_t zc_send_max;	/* zerocopy: the most one send may pin (RLIMIT_MEMLOCK) */
 	struct uring ring;	/* uring, uring-zc */
 	uint64_t zc_sends, zc_copied;	/* sends the kernel completed, and copied */
 };
@@ -144,6 +151,24 @@ static void parse_cpu_list(char *arg, struct settings *s)
 	if (s->n_cpu_list == 0)
 		opt_fail('B', arg, opt_status_text(OPT_EMPTY));
 	s->cpu = s->cpu_list[0];
+}
+
+/*
+ * The buffers every stream holds, -q x -b x -P, are allocated (and in the
+ * queued modes pinned) before anything is sent: they must fit in half the
+ * host's memory.
+ */
+static void check_buffer_memory(const struct settings *s)
+{
+	long depth = s->mode->queued ? s->depth : 1;
+	double gib = 1024.0 * 1024 * 1024;
+	uint64_t host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	uint64_t bytes = (uint64_t)s->streams * depth * s->bufsize;
+
+	if (s->mode->buffered && host > 0 && bytes > host / 2)
+		opt_failx("-q %ld x -b %ld x -P %ld is %.1f GiB of buffers, more than half of "
+			  "this host's %.1f GiB of memory", depth, s->bufsize, s->streams,
+			  bytes / gib, host / gib);
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -247,6 +272,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	if (opt_q && !s->mode->queued)
 		opt_failx("-q needs -m zerocopy, uring or uring-zc (mode %s sends one chunk at a time)",
 			  s->mode->name);
+	check_buffer_memory(s);
 	if (s->calibrate)
 		return;
 	if (!s->server)
@@ -471,8 +497,39 @@ static void connected_zerocopy(struct sender *snd)
 		err(1, "-m zerocopy: setsockopt SO_ZEROCOPY");
 }
 
+/* Whether this process may pin pages beyond RLIMIT_MEMLOCK (CAP_IPC_LOCK). */
+static int can_lock_beyond_rlimit(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return d[CAP_IPC_LOCK / 32].effective >> (CAP_IPC_LOCK % 32) & 1;
+}
+
+/* RLIMIT_MEMLOCK as it applies to zero-copy pages: RLIM_INFINITY if it does not. */
+static rlim_t pin_limit(void)
+{
+	struct rlimit rl;
+
+	if (can_lock_beyond_rlimit() || getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+		return RLIM_INFINITY;
+	return rl.rlim_cur;
+}
+
+/*
+ * A send pins at most half of RLIMIT_MEMLOCK, where it applies, so that one
+ * send is never over the limit by itself and two can be in flight.
+ */
 static void setup_zerocopy(struct sender *snd)
 {
+	rlim_t limit = pin_limit();
+	size_t page = sysconf(_SC_PAGESIZE);
+
+	snd->zc_send_max = SIZE_MAX;
+	if (limit != RLIM_INFINITY)
+		snd->zc_send_max = limit / 2 / page * page > page ? limit / 2 / page * page : page;
 	setup_buffers(snd);
 	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
 	if (!snd->slots)
@@ -549,21 +606,56 @@ static void zc_wait(struct sender *snd, const struct zc_slot *z)
 	}
 }
 
-/* Wait until at least one more send has completed. */
+/* Wait until at least one more of this stream's sends has completed. */
 static void zc_wait_any(struct sender *snd)
 {
 	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
 
-	while (zc_take_completions(snd) == 0) {
-		if (zc_pending(snd, NULL) == 0)
-			errx(1, "send: %s with no MSG_ZEROCOPY send outstanding (raise "
-				"/proc/sys/net/core/optmem_max)", strerror(ENOBUFS));
+	while (zc_take_completions(snd) == 0 && zc_pending(snd, NULL) > 0)
 		zc_poll(snd, deadline);
+}
+
+/*
+ * ENOBUFS with no send of this stream's outstanding: the pages are over
+ * RLIMIT_MEMLOCK, which every process of this user shares (another stream of
+ * -P, say), so wait for theirs to come back, -W at most from the first
+ * refusal. Then the limits, named.
+ */
+static void zc_wait_for_others(struct sender *snd, uint64_t *deadline)
+{
+	struct pollfd pfd = { .fd = snd->sock };
+	rlim_t limit = pin_limit();
+	char optmem[32] = "?";
+	FILE *f;
+
+	if (!*deadline)
+		*deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
+	if (timing_now_ns() < *deadline) {
+		if (poll(&pfd, 1, 1) < 0 && errno != EINTR)
+			err(1, "poll");
+		return;
 	}
+	f = fopen("/proc/sys/net/core/optmem_max", "r");
+	if (f && fscanf(f, "%31s", optmem) != 1)
+		strcpy(optmem, "?");
+	if (f)
+		fclose(f);
+	if (limit == RLIM_INFINITY)
+		errx(1, "send: %s for %ld s (-W) after %llu bytes, with no MSG_ZEROCOPY send "
+			"outstanding: its notification counts against net.core.optmem_max (%s "
+			"bytes)", strerror(ENOBUFS), snd->wait_secs,
+		     (unsigned long long)snd->sent, optmem);
+	errx(1, "send: %s for %ld s (-W) after %llu bytes, with no MSG_ZEROCOPY send "
+		"outstanding: its pages count against RLIMIT_MEMLOCK (ulimit -l: %llu KiB, "
+		"shared by all of this user's processes), its notification against "
+		"net.core.optmem_max (%s bytes)", strerror(ENOBUFS), snd->wait_secs,
+	     (unsigned long long)snd->sent, (unsigned long long)limit / 1024, optmem);
 }
 
 static void send_file_zerocopy(struct sender *snd, int fd, const struct file_entry *f)
 {
+	uint64_t refused_since = 0;
+
 	for (uint64_t at = 0; at < f->size;) {
 		struct zc_slot *z = &snd->slots[snd->next_slot];
 		char *buf = snd->bufs[snd->next_slot];
@@ -574,13 +666,22 @@ static void send_file_zerocopy(struct sender *snd, int fd, const struct file_ent
 		n = read_chunk(fd, buf, chunk_at(snd, f, at), f, at);
 		*z = (struct zc_slot){ .first_id = snd->next_id };
 		while (off < n) {
-			ssize_t m = send(snd->sock, buf + off, n - off, MSG_ZEROCOPY | MSG_NOSIGNAL);
+			size_t len = n - off < snd->zc_send_max ? n - off : snd->zc_send_max;
+			ssize_t m = send(snd->sock, buf + off, len, MSG_ZEROCOPY | MSG_NOSIGNAL);
 
-			/* ENOBUFS: the socket's optmem is full of unfinished sends. */
+			/*
+			 * ENOBUFS: the socket's option memory is full of notifications,
+			 * or the pages would pass RLIMIT_MEMLOCK; sends completing free
+			 * both.
+			 */
 			if (m < 0 && errno == ENOBUFS) {
-				zc_wait_any(snd);
+				if (zc_pending(snd, NULL) > 0)
+					zc_wait_any(snd);
+				else
+					zc_wait_for_others(snd, &refused_since);
 				continue;
 			}
+			refused_since = 0;
 			if (m < 0 && errno == EINTR)
 				continue;
 			if (m < 0)
@@ -804,15 +905,16 @@ static void finish_uring(struct sender *snd)
 
 static const struct send_mode send_modes[N_SEND_MODES] = {
 	{ .name = "sendfile", .send_file = send_file_sendfile },
-	{ .name = "send", .setup = setup_buffers, .send_file = send_file_copy },
-	{ .name = "write", .setup = setup_buffers, .send_file = send_file_copy },
-	{ .name = "splice", .setup = setup_splice, .send_file = send_file_splice },
+	{ .name = "send", .setup = setup_buffers, .send_file = send_file_copy, .buffered = 1 },
+	{ .name = "write", .setup = setup_buffers, .send_file = send_file_copy, .buffered = 1 },
+	{ .name = "splice", .setup = setup_splice, .send_file = send_file_splice, .buffered = 1 },
 	{ .name = "zerocopy", .setup = setup_zerocopy, .connected = connected_zerocopy,
 	  .send_file = send_file_zerocopy, .finish = finish_zerocopy, .queued = 1,
-	  .counts_copies = 1 },
-	{ .name = "uring", .setup = setup_uring, .send_file = send_file_uring, .queued = 1 },
+	  .buffered = 1, .counts_copies = 1 },
+	{ .name = "uring", .setup = setup_uring, .send_file = send_file_uring, .queued = 1,
+	  .buffered = 1 },
 	{ .name = "uring-zc", .setup = setup_uring, .send_file = send_file_uring,
-	  .finish = finish_uring, .queued = 1, .counts_copies = 1 },
+	  .finish = finish_uring, .queued = 1, .buffered = 1, .counts_copies = 1 },
 };
 
 /*
@@ -912,12 +1014,17 @@ struct cpu_meter {
 	double idle_rate;	/* and the rate they would have had with all their CPUs */
 	double tare_kernel;	/* /proc/stat's busy share before the transfer */
 	char note[200];		/* said after the summary */
-	struct soak_sample before, after;
+	/*
+	 * The window: before at the first byte, then the last byte, and zcs's
+	 * close; it ends at the close, or at the last byte if zcs did not close.
+	 */
+	struct soak_sample before, last_byte, after;
+	int spoiled;		/* a sample failed after the first: no load figure */
 };
 
 static struct cpu_meter meter;
 
-/* The process that started the soakers; -P's streams, its children, leave them be. */
+/* zcc itself, which started the soakers; -P's streams, its children, leave them be. */
 static pid_t meter_owner;
 
 static void stop_soakers(void)
@@ -1025,6 +1132,7 @@ static void meter_start(const struct settings *s)
 	if (soak_start(&meter.soak) < 0)
 		meter_failed();
 	if (soak_sample_init(&meter.soak, &meter.before) < 0 ||
+	    soak_sample_init(&meter.soak, &meter.last_byte) < 0 ||
 	    soak_sample_init(&meter.soak, &meter.after) < 0)
 		err(1, "allocating samples");
 }
@@ -1032,11 +1140,14 @@ static void meter_start(const struct settings *s)
 /* Everything a summary says, as numbers: one stream's, or -P's total. */
 struct summary {
 	uint64_t bytes, ns;
+	uint64_t end_ns;	/* when its time stopped (CLOCK_MONOTONIC) */
 	int confirmed;		/* zcs closed the connection within -W */
+	int failed;		/* -P: the stream failed; bytes is what it sent first */
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	int metered;		/* -c, and the meter worked throughout */
 	double load, demand_us_per_kb, kernel;	/* kernel: NaN when unknown */
+	uint64_t meter_ns;	/* the meter's window */
 };
 
 /*
@@ -1047,7 +1158,8 @@ struct summary {
  */
 static void meter_figures(struct summary *sum)
 {
-	const struct soak_sample *a = &meter.before, *b = &meter.after;
+	const struct soak_sample *a = &meter.before;
+	const struct soak_sample *b = sum->confirmed ? &meter.after : &meter.last_byte;
 	int n = meter.soak.n_cpus;
 	double run_rate = soak_rate(a, b, n), cpu_us;
 	char why[160];
@@ -1064,7 +1176,8 @@ static void meter_figures(struct summary *sum)
 	if (below)
 		snprintf(meter.note, sizeof(meter.note), "the load measured, %.1f%%, is %s",
 			 sum->load * 100, below);
-	cpu_us = sum->load * n * (b->ns - a->ns) / 1000.0;
+	sum->meter_ns = b->ns - a->ns;
+	cpu_us = sum->load * n * sum->meter_ns / 1000.0;
 	sum->demand_us_per_kb = sum->bytes ? cpu_us / (sum->bytes / 1024.0) : 0.0;
 }
 
@@ -1135,10 +1248,16 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	json_uint(j, "files", n_files);
 	json_int(j, "streams", s->streams);
 	json_bool(j, "cork", s->cork);
-	if (s->cpu >= 0)
+	if (s->n_cpu_list > 1) {
+		json_array(j, "cpu");
+		for (int i = 0; i < s->n_cpu_list; i++)
+			json_int(j, NULL, s->cpu_list[i]);
+		json_close(j);
+	} else if (s->cpu >= 0) {
 		json_int(j, "cpu", s->cpu);
-	else
+	} else {
 		json_null(j, "cpu");
+	}
 	json_int(j, "rcvbuf", s->bufs.rcvbuf_bytes);
 	json_int(j, "sndbuf", s->bufs.sndbuf_bytes);
 	json_int(j, "close_wait_secs", s->close_wait_secs);
@@ -1150,7 +1269,8 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
  * every stream's figures, the result (the total with -P), and the meter's.
  */
 static void print_summary_json(const struct settings *s, size_t n_files,
-			       const struct summary *streams, const struct summary *sum)
+			       const struct summary *streams, long failed,
+			       const struct summary *sum)
 {
 	struct json j;
 
@@ -1163,17 +1283,21 @@ static void print_summary_json(const struct settings *s, size_t n_files,
 		for (long i = 0; i < s->streams; i++) {
 			json_object(&j, NULL);
 			json_summary(&j, s->mode, &streams[i]);
+			json_bool(&j, "failed", streams[i].failed);
 			json_close(&j);
 		}
 		json_close(&j);
 	}
 	json_object(&j, "result");
 	json_summary(&j, s->mode, sum);
+	if (s->streams > 1)
+		json_int(&j, "failed_streams", failed);
 	json_close(&j);
 	if (sum->metered) {
 		json_object(&j, "meter");
 		json_int(&j, "cpus", meter.soak.n_cpus);
 		json_int(&j, "tare_ms", meter.tared ? s->tare_ms : 0);
+		json_double(&j, "seconds", timing_secs(sum->meter_ns), 6);
 		json_double(&j, "load_pct", sum->load * 100, 1);
 		json_double(&j, "demand_us_per_kb", sum->demand_us_per_kb, 3);
 		json_double(&j, "kernel_pct", sum->kernel * 100, 1);
@@ -1213,35 +1337,55 @@ static void debug_files(const struct settings *s, const struct file_entry *files
 }
 
 /*
- * How a stream starts: alone, it takes the meter's first sample itself; as
- * one of -P's, it writes a byte on `ready` (its own pipe to the parent) once
- * connected, and waits for `go` to be closed, so that all start at once.
+ * How a stream starts and ends: alone, it takes the meter's samples itself;
+ * as one of -P's, it writes a byte on `ready` (its own pipe to the parent)
+ * once connected and another at its last byte, and waits for a byte on `go`,
+ * so that all start at once. End-of-file on `go` means zcc has gone.
  */
 struct start_line {
 	int ready, go;		/* -1, -1: alone */
 };
 
-static void wait_for_the_others(const struct start_line *line)
+static void tell_the_parent(const struct start_line *line)
 {
 	char c = 0;
-	ssize_t n;
 
 	if (write(line->ready, &c, 1) != 1)
 		err(1, "telling the other streams");
+}
+
+static void wait_for_the_others(const struct start_line *line)
+{
+	char c;
+	ssize_t n;
+
+	tell_the_parent(line);
 	while ((n = read(line->go, &c, 1)) < 0 && errno == EINTR)
 		;
+	if (n != 1)
+		_exit(1);
+}
+
+/* A sample of the meter that ends a window; a failure spoils the figure, said later. */
+static void meter_sample(struct soak_sample *smp)
+{
+	if (soak_take(&meter.soak, smp) < 0)
+		meter.spoiled = 1;
 }
 
 /*
  * One stream, from a sender set up for its mode: connect, send the files -n
- * times, wait for zcs to close (for -W at most), and fill in its summary.
+ * times, wait for zcs to close (for -W at most), and fill in its summary. The
+ * time runs to zcs's close, or to the last byte if zcs did not close; alone,
+ * the meter's window ends at the same moment.
  */
 static void run_stream(const struct settings *s, struct sender *snd,
 		      const struct file_entry *files, size_t n_files,
 		      const struct start_line *line, struct summary *sum)
 {
+	int alone = line->ready < 0, metered = alone && s->measure_cpu;
 	struct rusage ru0, ru1;
-	uint64_t start, ns;
+	uint64_t start, end;
 	int unconfirmed;
 
 	snd->sock = net_connect(s->server, s->port, &s->bufs, s->debug);
@@ -1250,37 +1394,159 @@ static void run_stream(const struct settings *s, struct sender *snd,
 		net_set_cork(snd->sock);
 	if (snd->mode->connected)
 		snd->mode->connected(snd);
-	if (line->ready >= 0)
+	if (!alone)
 		wait_for_the_others(line);
-	else if (s->measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
+	else if (metered && soak_take(&meter.soak, &meter.before) < 0)
 		meter_failed();
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
 	send_all_loops(snd, s, files, n_files);
 	if (snd->mode->finish)
 		snd->mode->finish(snd);
-	ns = timing_now_ns() - start;
+	end = timing_now_ns();
+	if (!alone)
+		tell_the_parent(line);
+	else if (metered)
+		meter_sample(&meter.last_byte);
 	unconfirmed = await_close(snd, s->close_wait_secs);
-	if (!unconfirmed)
-		ns = timing_now_ns() - start;
+	if (!unconfirmed) {
+		end = timing_now_ns();
+		if (metered)
+			meter_sample(&meter.after);
+	}
 	getrusage(RUSAGE_SELF, &ru1);
-	*sum = (struct summary){ .bytes = snd->sent, .ns = ns, .confirmed = !unconfirmed,
+	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
+				 .confirmed = !unconfirmed,
 				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
 				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied };
 	sender_close(snd);
 }
 
-/* A child of -P: one stream, its summary written back after the ready byte. */
+/*
+ * -P's streams, in memory shared with zcc: each stream's sender, so that its
+ * count is known however it ends, and its summary.
+ */
+struct stream_slot {
+	struct sender snd;
+	struct summary sum;
+};
+
+/*
+ * What a stop signal, or zcc's exit, must stop: -P's streams, and the count
+ * so far (the one stream's sender, or the slots' senders).
+ */
+static struct {
+	pid_t owner;
+	const struct sender *snd;
+	struct stream_slot *slots;
+	pid_t pids[MAX_STREAMS];	/* 0 once reaped */
+	volatile sig_atomic_t n_pids;
+} running;
+
+/* Kill and reap every stream still running; async-signal-safe. */
+static void stop_streams(void)
+{
+	if (getpid() != running.owner)
+		return;
+	for (long i = 0; i < running.n_pids; i++)
+		if (running.pids[i] > 0)
+			kill(running.pids[i], SIGKILL);
+	for (long i = 0; i < running.n_pids; i++)
+		if (running.pids[i] > 0) {
+			while (waitpid(running.pids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			running.pids[i] = 0;
+		}
+}
+
+static uint64_t running_sent(void)
+{
+	uint64_t sent = running.snd ? running.snd->sent : 0;
+
+	for (long i = 0; i < running.n_pids; i++)
+		sent += running.slots[i].snd.sent;
+	return sent;
+}
+
+/* v in decimal, ending at end; returns where it starts. Async-signal-safe. */
+static char *decimal(char *end, uint64_t v)
+{
+	do
+		*--end = '0' + v % 10;
+	while (v /= 10);
+	return end;
+}
+
+/*
+ * SIGINT, SIGTERM, SIGHUP: stop the streams and the soakers, reap them, say
+ * how far the run got, and exit 1. Only async-signal-safe calls.
+ */
+static void on_stop_signal(int sig)
+{
+	const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+	const char *prog = program_invocation_short_name;
+	char num[24];
+	struct iovec iov[5];
+	uint64_t sent;
+
+	stop_streams();
+	sent = running_sent();
+	soak_kill(&meter.soak);
+	iov[0] = (struct iovec){ (void *)prog, strlen(prog) };
+	iov[1] = (struct iovec){ ": stopped by ", 13 };
+	iov[2] = (struct iovec){ (void *)name, strlen(name) };
+	iov[3] = (struct iovec){ " after ", 7 };
+	iov[4].iov_base = decimal(num + sizeof(num), sent);
+	iov[4].iov_len = num + sizeof(num) - (char *)iov[4].iov_base;
+	if (writev(STDERR_FILENO, iov, 5) >= 0)
+		(void)!write(STDERR_FILENO, " bytes\n", 7);
+	_exit(1);
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
+/* SIGINT and SIGHUP stay ignored if they were (a background job, nohup). */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal }, old;
+
+	sigfillset(&sa.sa_mask);
+	running.owner = getpid();
+	atexit(stop_streams);
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigaction(stop_signals[i], NULL, &old) == 0 &&
+		    (old.sa_handler != SIG_IGN || stop_signals[i] == SIGTERM))
+			sigaction(stop_signals[i], &sa, NULL);
+}
+
+/* A stream's child: the stop signals as zcc found them, so that they end the child. */
+static void uncatch_stop_signals(void)
+{
+	struct sigaction old;
+
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler == on_stop_signal)
+			signal(stop_signals[i], SIG_DFL);
+}
+
+/* A child of -P: one stream, which dies with zcc. */
 static void __attribute__((noreturn)) stream_child(const struct settings *s, long i,
 						   const struct file_entry *files,
 						   size_t n_files,
 						   const struct start_line *line)
 {
 	static char line_buf[BUFSIZ], name[64];
-	struct summary sum;
-	struct sender snd;
+	struct stream_slot *slot = &running.slots[i];
+	sigset_t no_signals;
 
+	sigemptyset(&no_signals);
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != running.owner)
+		_exit(1);
+	uncatch_stop_signals();
+	sigprocmask(SIG_SETMASK, &no_signals, NULL);
 	/*
 	 * Its messages name the stream, and each goes out in one write(), so
 	 * that streams failing at once do not interleave their lines.
@@ -1290,42 +1556,74 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 	setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
 		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
-	sender_setup(&snd, s);
-	run_stream(s, &snd, files, n_files, line, &sum);
-	if (write(line->ready, &sum, sizeof(sum)) != sizeof(sum))
-		err(1, "writing its summary");
+	sender_setup(&slot->snd, s);
+	run_stream(s, &slot->snd, files, n_files, line, &slot->sum);
 	/* Past the atexit handlers: the soakers are the parent's. */
 	fflush(NULL);
 	_exit(0);
 }
 
+/* Read one byte from each stream: ready, or at its last byte; end-of-file if it failed. */
+static void hear_from_each(const int *out, long n)
+{
+	char c;
+
+	for (long i = 0; i < n; i++)
+		while (read(out[i], &c, 1) < 0 && errno == EINTR)
+			;
+}
+
+/* A stream's figures once it is reaped: its summary, or what it sent before failing. */
+static void collect_stream(long i, int status, struct summary *sum)
+{
+	const struct stream_slot *slot = &running.slots[i];
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && slot->sum.end_ns)
+		*sum = slot->sum;
+	else
+		*sum = (struct summary){ .bytes = slot->snd.sent, .failed = 1,
+					 .zc_sends = slot->snd.zc_sends,
+					 .zc_copied = slot->snd.zc_copied };
+}
+
 /*
  * -P: a child per stream. They connect, wait until all are connected, and
- * are let go at once; the total runs from then until the last one is done.
- * Returns how many streams failed (each said why on stderr).
+ * are let go at once; the total runs from then until the last one's time
+ * ended (zcs's close, or its last byte if zcs did not close). Returns how
+ * many streams failed (each said why on stderr).
  */
 static long run_parallel(const struct settings *s, const struct file_entry *files,
 			 size_t n_files, struct summary *streams, struct summary *total)
 {
 	int go[2], out[MAX_STREAMS];
-	pid_t pids[MAX_STREAMS];
+	char release[MAX_STREAMS] = { 0 };
 	struct rusage ru0, ru1;
+	sigset_t stops;
 	long failed = 0;
-	uint64_t start;
-	char c;
+	uint64_t start, end = 0;
 
+	running.slots = mmap(NULL, s->streams * sizeof(*running.slots), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (running.slots == MAP_FAILED)
+		err(1, "mmap");
 	if (pipe(go) < 0)
 		err(1, "pipe");
 	fflush(NULL);
+	sigemptyset(&stops);
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		sigaddset(&stops, stop_signals[i]);
 	for (long i = 0; i < s->streams; i++) {
 		int p[2];
+		pid_t pid;
 
 		if (pipe(p) < 0)
 			err(1, "pipe");
-		pids[i] = fork();
-		if (pids[i] < 0)
+		/* Each child is in running.pids before a stop signal can be handled. */
+		sigprocmask(SIG_BLOCK, &stops, NULL);
+		pid = fork();
+		if (pid < 0)
 			err(1, "fork");
-		if (pids[i] == 0) {
+		if (pid == 0) {
 			struct start_line line = { .ready = p[1], .go = go[0] };
 
 			close(go[1]);
@@ -1334,38 +1632,50 @@ static long run_parallel(const struct settings *s, const struct file_entry *file
 				close(out[k]);
 			stream_child(s, i, files, n_files, &line);
 		}
+		running.pids[i] = pid;
+		running.n_pids = i + 1;
+		sigprocmask(SIG_UNBLOCK, &stops, NULL);
 		close(p[1]);
 		out[i] = p[0];
 	}
 	close(go[0]);
 	/* A stream that fails to connect exits: its pipe reads as ended, not ready. */
-	for (long i = 0; i < s->streams; i++)
-		while (read(out[i], &c, 1) < 0 && errno == EINTR)
-			;
+	hear_from_each(out, s->streams);
 	if (s->measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
 		meter_failed();
 	getrusage(RUSAGE_CHILDREN, &ru0);
 	start = timing_now_ns();
+	/* EPIPE: every stream has failed already. */
+	if (write(go[1], release, s->streams) < 0 && errno != EPIPE)
+		err(1, "starting the streams");
 	close(go[1]);
+	hear_from_each(out, s->streams);
+	if (s->measure_cpu)
+		meter_sample(&meter.last_byte);
 	*total = (struct summary){ .confirmed = 1 };
 	for (long i = 0; i < s->streams; i++) {
 		int status;
 
-		while (waitpid(pids[i], &status, 0) < 0)
+		while (waitpid(running.pids[i], &status, 0) < 0)
 			if (errno != EINTR)
 				err(1, "waitpid");
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-		    read(out[i], &streams[i], sizeof(streams[i])) != sizeof(streams[i])) {
-			streams[i] = (struct summary){ 0 };
-			failed++;
-		}
+		running.pids[i] = 0;
 		close(out[i]);
+		collect_stream(i, status, &streams[i]);
+		if (streams[i].failed) {
+			failed++;
+			continue;
+		}
 		total->bytes += streams[i].bytes;
 		total->confirmed &= streams[i].confirmed;
 		total->zc_sends += streams[i].zc_sends;
 		total->zc_copied += streams[i].zc_copied;
+		if (streams[i].end_ns > end)
+			end = streams[i].end_ns;
 	}
-	total->ns = timing_now_ns() - start;
+	if (s->measure_cpu && total->confirmed)
+		meter_sample(&meter.after);
+	total->ns = end > start ? end - start : 0;
 	getrusage(RUSAGE_CHILDREN, &ru1);
 	total->user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime);
 	total->sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime);
@@ -1379,7 +1689,7 @@ static void print_streams(const struct settings *s, const struct summary *stream
 	char prefix[40];
 
 	for (long i = 0; i < s->streams; i++) {
-		if (!streams[i].ns)
+		if (streams[i].failed)
 			continue;
 		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
 		print_summary(prefix, s->mode, &streams[i]);
@@ -1405,6 +1715,7 @@ int main(int argc, char **argv)
 		return calibrate(&s);
 	/* A vanished zcs must give an error with a byte count, not a silent SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
+	catch_stop_signals();
 	files = calloc(s.n_paths, sizeof(*files));
 	if (!files)
 		err(1, "calloc");
@@ -1414,8 +1725,10 @@ int main(int argc, char **argv)
 	if (s.debug)
 		debug_files(&s, files, n_files);
 	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */
-	if (s.streams == 1)
+	if (s.streams == 1) {
 		sender_setup(&snd, &s);
+		running.snd = &snd;
+	}
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
 		meter_start(&s);
@@ -1428,15 +1741,15 @@ int main(int argc, char **argv)
 	else
 		run_stream(&s, &snd, files, n_files, &alone, &sum);
 	unconfirmed = !sum.confirmed;
-	if (s.measure_cpu)
-		meter_ok = soak_take(&meter.soak, &meter.after) == 0;
+	meter_ok = !meter.spoiled;
 	if (s.measure_cpu && meter_ok && s.debug > 1)
-		debug_per_cpu("transfer", &meter.before, &meter.after);
+		debug_per_cpu("transfer", &meter.before,
+			      unconfirmed ? &meter.last_byte : &meter.after);
 	sum.metered = s.measure_cpu && meter_ok && !failed;
 	if (sum.metered)
 		meter_figures(&sum);
 	if (s.json)
-		print_summary_json(&s, n_files, streams, &sum);
+		print_summary_json(&s, n_files, streams, failed, &sum);
 	else if (s.streams > 1)
 		print_streams(&s, streams, &sum);
 	else

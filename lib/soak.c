@@ -294,17 +294,24 @@ int soak_start(struct soak *m)
 	return 0;
 }
 
+void soak_kill(struct soak *m)
+{
+	if (!m->pids)
+		return;
+	for (int i = 0; i < m->n_cpus; i++)
+		if (m->pids[i] > 0)
+			kill(m->pids[i], SIGKILL);
+	for (int i = 0; i < m->n_cpus; i++)
+		if (m->pids[i] > 0) {
+			while (waitpid(m->pids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			m->pids[i] = 0;
+		}
+}
+
 void soak_close(struct soak *m)
 {
-	if (m->pids) {
-		for (int i = 0; i < m->n_cpus; i++)
-			if (m->pids[i] > 0)
-				kill(m->pids[i], SIGKILL);
-		for (int i = 0; i < m->n_cpus; i++)
-			if (m->pids[i] > 0)
-				while (waitpid(m->pids[i], NULL, 0) < 0 && errno == EINTR)
-					;
-	}
+	soak_kill(m);
 	if (m->shared)
 		munmap(m->shared, shared_bytes(m->n_cpus));
 	free(m->pids);

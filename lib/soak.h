@@ -52,6 +52,8 @@ int soak_open(struct soak *m, int n_cpus, int debug);
 void soak_announce(const struct soak *m);
 /* Start a soaker on each CPU and wait until all are counting. */
 int soak_start(struct soak *m);
+/* Kill and reap every soaker; async-signal-safe, so a signal handler may stop the meter. */
+void soak_kill(struct soak *m);
 /* Kill and reap every soaker and free what open and start took. Safe to call twice. */
 void soak_close(struct soak *m);
 

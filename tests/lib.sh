@@ -269,6 +269,29 @@ check_a_receiver_that_stops_reading() {
 # The line zcc ends with when a blocking send queued nothing for -W seconds.
 STOPPED_READING='^zcc: zcs took no data for 1 s \(-W\) after [1-9][0-9]* bytes: it has stopped reading$'
 
+# start_streams N [ENV_WRAP...] -- ZCC_ARGS...: make_files and zcs, then zcc
+# -P N -n 1000000 ZCC_ARGS of the 350k file in the background (stdout to
+# $T/out, stderr to $T/err); returns once zcs serves all N streams and they
+# have been sending 0.2 s. Sets ZCC_PID.
+start_streams() {
+	local n=$1 wrap=()
+	shift
+	while [ "$1" != -- ]; do
+		wrap+=("$1")
+		shift
+	done
+	shift
+	make_files "$T/f"
+	start_zcs
+	"${wrap[@]}" "$ROOT/zcc" -P "$n" -n 1000000 -p "$PORT" -s 127.0.0.1 "$@" "$T/f/350k" \
+		>"$T/out" 2>"$T/err" &
+	ZCC_PID=$!
+	started "$ZCC_PID"
+	wait_until 5 eval '[ "$(pgrep -P '"$ZCS_PID"' | wc -l)" = '"$n"' ]' ||
+		fail "zcs does not serve $n streams: $(cat "$T/err")"
+	sleep 0.2
+}
+
 # Zombie children of a PID, as "pid stat" lines.
 zombies_of() {
 	ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/' || true

@@ -31,6 +31,24 @@ test_zcc_w_without_S_is_a_usage_error() {
 		-w -s localhost /etc/hostname
 }
 
+# -q x -b x -P is allocated (and pinned, in the queued modes) before anything
+# is sent: more than half the host's memory is a usage error, not a host
+# brought to its knees.
+test_zcc_buffers_beyond_half_the_hosts_memory_are_a_usage_error() {
+	local host gib
+	host=$(($(getconf _PHYS_PAGES) * $(getconf PAGESIZE)))
+	[ "$host" -lt $((128 << 30)) ] || skip "this host has 128 GiB or more"
+	gib=$(awk -v b="$host" 'BEGIN { printf "%.1f", b / 1073741824 }')
+	usage_error zcc "zcc: -q 64 x -b 1073741824 x -P 1 is 64.0 GiB of buffers, more than half of this host's $gib GiB of memory" \
+		-m uring -q 64 -b 1024m -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -q 1 x -b 1073741824 x -P 64 is 64.0 GiB of buffers, more than half of this host's $gib GiB of memory" \
+		-S -P 64 -b 1024m -s 127.0.0.1 /etc/hostname
+	# sendfile holds no buffer: -b is not its chunk, and nothing is allocated.
+	"$ROOT/zcc" -P 64 -b 1024m -p "$(free_port)" -s 127.0.0.1 /etc/hostname 2>&1 |
+		grep -q 'GiB of buffers' && fail "sendfile's -b counted as buffers"
+	return 0
+}
+
 test_zcs_rejects_bad_option_values() {
 	usage_error zcs "zcs: -t '0': must be at least 1" -t 0
 	usage_error zcs "zcs: -t '1.5': trailing characters after the number" -t 1.5

@@ -53,7 +53,7 @@ test_zcc_J_with_c_has_the_meters_figures() {
 	start_zcs
 	(cd "$T" && "$ROOT/zcc" -J -c -T 200 -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out")
 	expect_eq "$(jq_py "$T/out" 'sorted(objs[0]["meter"])')" \
-		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'tare_ms']"
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'tare_ms']"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["meter"]["cpus"], objs[0]["meter"]["tare_ms"]')" "($(allowed_cpus), 200)"
 	jq_py "$T/out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and objs[0]["meter"]["demand_us_per_kb"] is not None' |
 		grep -qx True || fail "meter figures: $(cat "$T/out")"
@@ -91,6 +91,45 @@ test_cyclesoak_J_prints_an_object_per_sample() {
 
 test_cyclesoak_J_with_C_is_a_usage_error() {
 	usage_error cyclesoak "cyclesoak: -J is for load samples: -C writes ./counts_per_sec and prints text" -J -C
+}
+
+# -P -J: a failed stream carries what it sent before failing (the count its
+# error line gives) and says it failed; -B's list is in the settings whole.
+test_zcc_J_gives_a_failed_streams_bytes_and_every_B_cpu() {
+	local rc=0 zcc k said
+	need_python
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	start_streams 2 -- -J -B 0,1
+	zcc=$ZCC_PID
+	kill -9 $(pgrep -P "$ZCS_PID")
+	wait_until 10 eval '! kill -0 '"$zcc"' 2>/dev/null' || fail "zcc still running"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["settings"]["cpu"], objs[0]["result"]["failed_streams"], [s["failed"] for s in objs[0]["streams"]]')" \
+		"([0, 1], 2, [True, True])"
+	for k in 1 2; do
+		said=$(sed -nE "s/^zcc: stream $k: connection (reset|closed) after ([0-9]+) bytes: .*/\\2/p" "$T/err")
+		[ -n "$said" ] || fail "no error line from stream $k: $(cat "$T/err")"
+		expect_eq "$(jq_py "$T/out" "objs[0]['streams'][$((k - 1))]['bytes']")" "$said" "stream $k's bytes"
+	done
+}
+
+# A receiver that never closes: the meter's window ends at the last byte, as
+# the time does, and does not take in the -W wait.
+test_zcc_J_meter_window_ends_at_the_last_byte_without_zcs_close() {
+	local rc=0 port
+	need_python
+	calibrate_here
+	head -c 8388608 /dev/urandom >"$T/file"
+	"$HELPERS/capture" -H 0 "$T/wire" >"$T/port" &
+	started $!
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	port=$(cat "$T/port")
+	(cd "$T" && "$ROOT/zcc" -J -c -T 200 -W 2 -p "$port" -s 127.0.0.1 "$T/file" >"$T/out" 2>"$T/err") ||
+		rc=$?
+	expect_eq "$rc" 1 "exit code: $(cat "$T/err")"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["confirmed"], abs(objs[0]["meter"]["seconds"] - objs[0]["result"]["seconds"]) < 0.05')" \
+		"(False, True)" "the window against the time: $(cat "$T/out")"
 }
 
 run_tests "$@"

@@ -173,6 +173,52 @@ test_zerocopy_waits_out_enobufs_and_loses_nothing() {
 	grep -q 'MSG_ZEROCOPY.*= -1 ENOBUFS' "$T/trace" || fail "no send met ENOBUFS"
 }
 
+# nobody_with_memlock BYTES: sets AS_NOBODY to the words that run a command as
+# nobody, without CAP_IPC_LOCK, under RLIMIT_MEMLOCK of BYTES.
+nobody_with_memlock() {
+	[ "$(id -u)" = 0 ] || skip "needs root, to run zcc as nobody under a memlock limit"
+	command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
+		skip "setpriv or prlimit is not installed (util-linux)"
+	chmod 755 "$T"
+	AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --memlock=$1:$1"
+}
+
+# The kernel pins MSG_ZEROCOPY pages against the user's RLIMIT_MEMLOCK: a
+# chunk as large as the limit is sent in sends of half of it, and streams
+# that share the limit wait for each other's pages to come back.
+test_zerocopy_sends_chunks_larger_than_the_memlock_limit() {
+	nobody_with_memlock 8388608
+	mkdir "$T/big"
+	head -c 8388608 /dev/urandom >"$T/big/8m"
+	ZCC_WRAP=$AS_NOBODY stream_matches_encoding 2 "$T/big" -m zerocopy -b 8m
+	expect_match "$(cat "$T/out")" ", zerocopy 0 of 4 sends \(kernel copied 4\)$" "two sends of 4 MiB a loop"
+}
+
+test_zerocopy_streams_sharing_the_memlock_limit_all_finish() {
+	local out
+	nobody_with_memlock 8388608
+	head -c 8388608 /dev/urandom >"$T/file"
+	chmod 644 "$T/file"
+	start_zcs
+	# shellcheck disable=SC2086 # the wrapper's words
+	out=$($AS_NOBODY "$ROOT/zcc" -P 8 -n 4 -m zerocopy -p "$PORT" -s 127.0.0.1 "$T/file") ||
+		fail "zcc -P 8 failed: $out"
+	expect_match "$(echo "$out" | tail -n 1)" "^all 8 streams: sent $((8 * $(stream_bytes 4 "$T/file"))) bytes "
+}
+
+test_zerocopy_refused_by_the_memlock_limit_names_it() {
+	local rc=0
+	nobody_with_memlock 0
+	head -c 65536 /dev/urandom >"$T/file"
+	chmod 644 "$T/file"
+	start_zcs
+	# shellcheck disable=SC2086 # the wrapper's words
+	$AS_NOBODY "$ROOT/zcc" -W 1 -m zerocopy -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>"$T/err" ||
+		rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zcc: send: No buffer space available for 1 s (-W) after 12 bytes, with no MSG_ZEROCOPY send outstanding: its pages count against RLIMIT_MEMLOCK (ulimit -l: 0 KiB, shared by all of this user's processes), its notification against net.core.optmem_max ($(cat /proc/sys/net/core/optmem_max) bytes)"
+}
+
 # io_uring switched off by the administrator: one line naming the sysctl, exit
 # 1, and no connection made.
 test_uring_disabled_by_sysctl_is_one_clear_error() {

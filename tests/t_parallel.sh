@@ -57,6 +57,8 @@ test_a_B_list_pins_each_stream_to_its_cpu() {
 	expect_eq "$cpus" "0 1 " "the streams' CPUs"
 	expect_eq "$(taskset -pc "$zcc" | sed 's/.*: //')" "$(taskset -pc $$ | sed 's/.*: //')" "zcc itself, unpinned"
 	kill "$zcc"
+	# shellcheck disable=SC2086 # the streams' PIDs
+	wait_until 5 all_dead $kids || fail "a stream outlived zcc"
 }
 
 test_P_with_c_puts_the_meter_on_the_total() {
@@ -72,13 +74,8 @@ test_P_with_c_puts_the_meter_on_the_total() {
 
 test_streams_that_fail_are_counted_and_exit_1() {
 	local rc=0 zcc
-	make_files "$T/f"
-	start_zcs
-	"$ROOT/zcc" -P 3 -n 1000000 -p "$PORT" -s 127.0.0.1 "$T/f/350k" >"$T/out" 2>"$T/err" &
-	zcc=$!
-	started "$zcc"
-	wait_until 5 eval '[ "$(pgrep -P '"$ZCS_PID"' | wc -l)" = 3 ]' || fail "no three connections"
-	sleep 0.2
+	start_streams 3 --
+	zcc=$ZCC_PID
 	kill -9 $(pgrep -P "$ZCS_PID")
 	wait_until 10 eval '! kill -0 '"$zcc"' 2>/dev/null' || fail "zcc still running"
 	wait "$zcc" || rc=$?
@@ -97,6 +94,88 @@ test_P_and_B_lists_are_checked() {
 	usage_error zcc "zcc: -B 0,...: a list of CPUs is for -P streams, one CPU each in turn" \
 		-B 0,1 -s 127.0.0.1 /etc/hostname
 	usage_error zcc "zcc: -B 'x': not a number" -P 2 -B 0,x -s 127.0.0.1 /etc/hostname
+}
+
+# stopped_by SIG: zcc -P 2 is sent SIG mid-transfer: it stops and reaps both
+# streams, says how many bytes they had sent, and exits 1; zcs sees both
+# connections end.
+stopped_by() {
+	local sig=$1 rc=0 zcc kids
+	# A background job starts with SIGINT ignored; zcc leaves an ignored SIGINT be.
+	start_streams 2 env --default-signal=INT,HUP --
+	zcc=$ZCC_PID
+	kids=$(pgrep -P "$zcc")
+	expect_eq "$(echo "$kids" | wc -w)" 2 "streams"
+	kill -"$sig" "$zcc"
+	wait_until 5 eval '! kill -0 '"$zcc"' 2>/dev/null' || fail "zcc still running 5 s after SIG$sig"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	# shellcheck disable=SC2086 # the streams' PIDs
+	all_dead $kids || fail "a stream outlived zcc: $(ps -o pid=,stat=,args= -p "${kids//$'\n'/,}")"
+	expect_match "$(cat "$T/err")" "^zcc: stopped by SIG$sig after [1-9][0-9]* bytes\$"
+	[ -s "$T/out" ] && fail "a summary after a stop: $(cat "$T/out")"
+	wait_summaries 2
+	expect_eq "$(zcs_summaries | grep -c 'incomplete')" 2 "incomplete streams at zcs"
+}
+
+test_P_streams_stop_with_zcc_on_SIGTERM() {
+	stopped_by TERM
+}
+
+test_P_streams_stop_with_zcc_on_SIGINT() {
+	stopped_by INT
+}
+
+test_P_streams_stop_with_zcc_on_SIGHUP() {
+	stopped_by HUP
+}
+
+test_P_streams_die_with_zcc_killed_by_SIGKILL() {
+	local zcc kids
+	start_streams 3 --
+	zcc=$ZCC_PID
+	kids=$(pgrep -P "$zcc")
+	kill -KILL "$zcc"
+	# shellcheck disable=SC2086 # the streams' PIDs
+	wait_until 2 all_dead $kids || fail "a stream outlived zcc"
+	wait_summaries 3
+	expect_eq "$(zcs_summaries | grep -c 'incomplete')" 3 "incomplete streams at zcs"
+}
+
+# fork() fails for the third of six streams: zcc says so and exits 1, and the
+# two streams already connected never send a file.
+test_a_fork_failure_stops_the_streams_already_forked() {
+	local rc=0 nobody
+	[ "$(id -u)" = 0 ] || skip "needs root, to run zcc as nobody under a process limit"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	make_files "$T/f"
+	chmod 755 "$T"
+	start_zcs
+	nobody=$(pgrep -c -u nobody || true)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c \
+		'ulimit -u "$1" && exec "$2" -P 6 -n 1000 -p "$3" -s 127.0.0.1 "$4"' _ \
+		$((nobody + 3)) "$ROOT/zcc" "$PORT" "$T/f/350k" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zcc: fork: Resource temporarily unavailable"
+	wait_until 5 eval '[ -z "$(pgrep -P '"$ZCS_PID"')" ]' || fail "zcs still serving a stream"
+	zcs_summaries | grep -v 'incomplete: waiting for header' && fail "a stream sent data"
+	return 0
+}
+
+# A receiver that never closes: each stream's time, and the total's, run to
+# the last byte; the -W wait is not counted.
+test_P_total_without_zcs_close_runs_to_the_last_byte() {
+	local rc=0 total
+	head -c 1000000 /dev/urandom >"$T/file"
+	start_zcs
+	kill -STOP "$ZCS_PID"
+	"$ROOT/zcc" -P 3 -W 1 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>"$T/err" || rc=$?
+	kill -CONT "$ZCS_PID"
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(tail -n 1 "$T/err")" "^zcc: zcs did not close the connection within 1 s"
+	expect_match "$(tail -n 1 "$T/out")" "^all 3 streams: sent 3000036 bytes in "
+	total=$(tail -n 1 "$T/out" | awk '{ print $8 }')
+	awk -v t="$total" 'BEGIN { exit !(t < 0.5) }' || fail "the total counts the close wait: $total s"
 }
 
 run_tests "$@"
