@@ -1096,9 +1096,9 @@ static void meter_tare(const struct settings *s)
 		;
 	if (soak_take(&meter.soak, &b) < 0)
 		meter_failed();
+	if (soak_tare(&meter.soak, &a, &b, &meter.tare_rate, &meter.idle_rate) < 0)
+		meter_failed();
 	meter.tared = 1;
-	meter.tare_rate = soak_rate(&a, &b, n);
-	meter.idle_rate = soak_idle_rate(&a, &b, n);
 	meter.tare_kernel = soak_kernel_load(&a, &b, n);
 	if (s->debug > 1)
 		debug_per_cpu("tare", &a, &b);

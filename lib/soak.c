@@ -342,35 +342,52 @@ void soak_sample_free(struct soak_sample *smp)
 	smp->cpu_ns = NULL;
 }
 
-/* Sum the soaked CPUs' lines of /proc/stat ("cpuN user nice system idle ..."). */
-static void read_proc_stat(const struct soak *m, struct soak_sample *smp)
+/* Ticks in ns, divided first: ticks x 10^9 would pass 2^64 after 1.8e10 ticks. */
+static uint64_t ticks_ns(uint64_t ticks, long ticks_per_sec)
+{
+	return ticks / ticks_per_sec * NSEC_PER_SEC + ticks % ticks_per_sec * NSEC_PER_SEC / ticks_per_sec;
+}
+
+int soak_parse_proc_stat(FILE *f, const int *cpus, int n_cpus, long ticks_per_sec,
+			 uint64_t *busy_ns, uint64_t *all_ns)
 {
 	unsigned long long v[8];
+	uint64_t busy = 0, all = 0;
 	char line[512];
-	long ticks_per_sec = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int cpu;
+	int cpu, at;
 
-	smp->stat_busy_ns = smp->stat_all_ns = 0;
-	if (!f || ticks_per_sec <= 0) {
-		if (f)
-			fclose(f);
-		return;
-	}
+	if (ticks_per_sec <= 0)
+		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
-			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9)
+		/* "cpuN", N a number right after "cpu": not the "cpu " line of all CPUs. */
+		if (sscanf(line, "cpu%n%d %llu %llu %llu %llu %llu %llu %llu %llu", &at, &cpu, &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 ||
+		    line[at] < '0' || line[at] > '9')
 			continue;
-		for (int i = 0; i < m->n_cpus; i++) {
-			if (m->cpus[i] != cpu)
+		for (int i = 0; i < n_cpus; i++) {
+			if (cpus[i] != cpu)
 				continue;
-			smp->stat_busy_ns += v[0] + v[1] + v[2] + v[5] + v[6];
-			smp->stat_all_ns += v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+			busy += v[0] + v[1] + v[2] + v[5] + v[6];
+			all += v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
 		}
 	}
+	*busy_ns = ticks_ns(busy, ticks_per_sec);
+	*all_ns = ticks_ns(all, ticks_per_sec);
+	return 0;
+}
+
+/* The soaked CPUs' lines of /proc/stat; 0 and 0 if it cannot be read. */
+static void read_proc_stat(const struct soak *m, struct soak_sample *smp)
+{
+	FILE *f = fopen("/proc/stat", "r");
+
+	smp->stat_busy_ns = smp->stat_all_ns = 0;
+	if (!f)
+		return;
+	if (soak_parse_proc_stat(f, m->cpus, m->n_cpus, sysconf(_SC_CLK_TCK), &smp->stat_busy_ns,
+				 &smp->stat_all_ns) < 0)
+		smp->stat_busy_ns = smp->stat_all_ns = 0;
 	fclose(f);
-	smp->stat_busy_ns = smp->stat_busy_ns * NSEC_PER_SEC / ticks_per_sec;
-	smp->stat_all_ns = smp->stat_all_ns * NSEC_PER_SEC / ticks_per_sec;
 }
 
 int soak_take(struct soak *m, struct soak_sample *smp)
@@ -429,6 +446,23 @@ double soak_idle_rate_one(const struct soak_sample *a, const struct soak_sample 
 double soak_idle_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
 {
 	return sum_cpus(soak_idle_rate_one, a, b, n_cpus);
+}
+
+int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sample *b,
+	      double *rate, double *idle_rate)
+{
+	for (int i = 0; i < m->n_cpus; i++)
+		if (b->cpu_ns[i] == a->cpu_ns[i]) {
+			snprintf(m->err, sizeof(m->err),
+				 "the tare: the soaker on CPU %d had no CPU time in %.0f ms, so "
+				 "there is no idle rate to measure against: the CPU was busy "
+				 "throughout (a longer -T may find it idle)",
+				 m->cpus[i], (b->ns - a->ns) / 1e6);
+			return -1;
+		}
+	*rate = soak_rate(a, b, m->n_cpus);
+	*idle_rate = soak_idle_rate(a, b, m->n_cpus);
+	return 0;
 }
 
 /*

@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -81,6 +82,22 @@ double soak_cpu_share_one(const struct soak_sample *a, const struct soak_sample 
  */
 double soak_idle_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
 double soak_idle_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
+
+/*
+ * A tare, taken between a and b: the soakers' rate, and the rate they would
+ * have had with all of their CPUs. -1, with err naming the CPU, when a soaker
+ * had no CPU time in it: there is no idle rate to measure against.
+ */
+int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sample *b,
+	      double *rate, double *idle_rate);
+
+/*
+ * The lines "cpuN user nice system idle iowait irq softirq steal" of
+ * /proc/stat for the CPUs listed, summed, in ns: busy (user, nice, system,
+ * irq, softirq) and all. -1 if ticks_per_sec is not positive.
+ */
+int soak_parse_proc_stat(FILE *f, const int *cpus, int n_cpus, long ticks_per_sec,
+			 uint64_t *busy_ns, uint64_t *all_ns);
 
 /*
  * The kernel's view of the same period: the busy share of the soaked CPUs in

@@ -10,7 +10,8 @@
  *   -H msecs  at the end of the stream, do not close: hold the connection open
  *             until killed, sending one byte back every msecs (0: none)
  *   -r rcvbuf set SO_RCVBUF before listening
- *   -s usecs  sleep this long between 16 KiB reads, to make the sender wait
+ *   -s usecs  sleep this long between reads, and read 16 KiB at a time (else
+ *             256 KiB), to make the sender wait
  *   -z        close with a reset (SO_LINGER 0) even when every byte was read
  */
 #include <arpa/inet.h>
@@ -30,7 +31,8 @@ int main(int argc, char **argv)
 	socklen_t len = sizeof(ss);
 	long close_after = -1, total = 0, hold_ms = -1;
 	int ipv6 = 0, rcvbuf = 0, sleep_us = 0, reset = 0, c, lfd, fd, out;
-	char buf[16384];
+	static char buf[262144];
+	size_t read_size = sizeof(buf);
 
 	while ((c = getopt(argc, argv, "6c:H:r:s:z")) != -1) {
 		switch (c) {
@@ -75,11 +77,13 @@ int main(int argc, char **argv)
 	printf("%d\n", ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
 				  : ((struct sockaddr_in *)&ss)->sin_port));
 	fflush(stdout);
+	if (sleep_us)
+		read_size = 16384;
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0)
 		err(1, "accept");
 	for (;;) {
-		size_t want = sizeof(buf);
+		size_t want = read_size;
 		ssize_t n;
 
 		if (close_after >= 0 && (long)want > close_after - total)

@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -147,6 +149,67 @@ static void kernel_load_is_proc_stat_busy_less_the_soakers(void)
 	CHECK(isnan(soak_kernel_load(&a, &b, 1)));
 }
 
+/* Parse a /proc/stat text for the CPUs listed. */
+static int parse_stat(const char *text, const int *cpus, int n, uint64_t *busy, uint64_t *all)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int rc = soak_parse_proc_stat(f, cpus, n, 100, busy, all);
+
+	fclose(f);
+	return rc;
+}
+
+static void proc_stat_counts_the_cpus_asked_for_and_not_the_total_line(void)
+{
+	/* The total line's first figure, 1, is no CPU number. */
+	const char *text = "cpu  1 0 0 1000 0 0 0 0 0 0\n"
+			   "cpu0 100 0 0 900 0 0 0 0 0 0\n"
+			   "cpu1 10 20 30 400 50 60 70 80 0 0\n"
+			   "intr 12345\n";
+	int one[1] = { 1 }, both[2] = { 0, 1 };
+	uint64_t busy, all;
+
+	CHECK(parse_stat(text, one, 1, &busy, &all) == 0);
+	/* busy: user, nice, system, irq, softirq; all adds idle, iowait, steal. At 100 Hz. */
+	CHECK_EQ_U64(busy, (10 + 20 + 30 + 60 + 70) * (NSEC_PER_SEC / 100));
+	CHECK_EQ_U64(all, (10 + 20 + 30 + 400 + 50 + 60 + 70 + 80) * (NSEC_PER_SEC / 100));
+	CHECK(parse_stat(text, both, 2, &busy, &all) == 0);
+	CHECK_EQ_U64(all, (1000 + 720) * (NSEC_PER_SEC / 100));
+}
+
+static void proc_stat_ticks_of_a_long_uptime_do_not_wrap(void)
+{
+	/* 3e10 ticks: 16.7 days on 128 CPUs at 100 Hz would wrap ticks x 10^9. */
+	const char *text = "cpu0 30000000000 0 0 7 0 0 0 0 0 0\n";
+	int cpu0[1] = { 0 };
+	uint64_t busy, all;
+
+	CHECK(parse_stat(text, cpu0, 1, &busy, &all) == 0);
+	CHECK_EQ_U64(busy, 300000000ULL * NSEC_PER_SEC);
+	CHECK_EQ_U64(all, 300000000ULL * NSEC_PER_SEC + 70000000);
+}
+
+static void a_tare_in_which_a_soaker_had_no_cpu_is_refused(void)
+{
+	uint64_t s1[2] = { 0, 0 }, s2[2] = { 500, 0 };
+	uint64_t c1[2] = { 0, 7 }, c2[2] = { NSEC_PER_SEC / 4, 7 };
+	int cpus[2] = { 0, 3 };
+	struct soak m = { .n_cpus = 2, .cpus = cpus };
+	struct soak_sample a = { .ns = 0, .steps = s1, .cpu_ns = c1 };
+	struct soak_sample b = { .ns = NSEC_PER_SEC / 5, .steps = s2, .cpu_ns = c2 };
+	double rate = -1, idle = -1;
+
+	CHECK(soak_tare(&m, &a, &b, &rate, &idle) == -1);
+	CHECK_STR(m.err, "the tare: the soaker on CPU 3 had no CPU time in 200 ms, so there is no "
+			 "idle rate to measure against: the CPU was busy throughout (a longer -T "
+			 "may find it idle)");
+	CHECK(rate == -1 && idle == -1);
+	c2[1] = 8;
+	s2[1] = 1;
+	CHECK(soak_tare(&m, &a, &b, &rate, &idle) == 0);
+	CHECK(rate == 2500 + 5 && idle == 2000 + 1e9);
+}
+
 static void asking_for_more_cpus_than_allowed_is_refused(void)
 {
 	struct soak m;
@@ -225,6 +288,9 @@ int main(void)
 	RUN(load_is_the_shortfall_from_calibration);
 	RUN(rates_are_per_second_between_samples);
 	RUN(kernel_load_is_proc_stat_busy_less_the_soakers);
+	RUN(proc_stat_counts_the_cpus_asked_for_and_not_the_total_line);
+	RUN(proc_stat_ticks_of_a_long_uptime_do_not_wrap);
+	RUN(a_tare_in_which_a_soaker_had_no_cpu_is_refused);
 	RUN(asking_for_more_cpus_than_allowed_is_refused);
 	RUN(soakers_count_and_are_reaped);
 	RUN(a_dead_soaker_is_reported);
