@@ -78,6 +78,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	}
 	if (s->json && s->calibrate)
 		opt_failx("-J is for load samples: -C writes ./counts_per_sec and prints text");
+	if (s->calibrate && (s->per_cpu || s->kernel || s->one_shot))
+		opt_failx("-%c is for load samples: -C writes ./counts_per_sec",
+			  s->per_cpu ? 'B' : s->kernel ? 'k' : '1');
+	if (s->one_shot && s->per_cpu && !s->json)
+		opt_failx("-B is for the load lines: -1 prints the load alone (-J has each CPU's share)");
 	if (have_p && have_m)
 		opt_failx("-p and -m both set the period: give one of them");
 	if (optind < argc)

@@ -138,19 +138,43 @@ static const struct send_mode *find_mode(const char *name)
 }
 
 /* -B: one CPU, or a comma-separated list of them for -P's streams. */
-static void parse_cpu_list(char *arg, struct settings *s)
+static void parse_cpu_list(const char *arg, struct settings *s)
 {
-	char *save = NULL, *tok;
+	char list[256], *rest = list, *tok;
 
+	if (*arg == '\0')
+		opt_fail('B', arg, opt_status_text(OPT_EMPTY));
+	if (strlen(arg) >= sizeof(list))
+		opt_fail('B', arg, "too long a list");
+	strcpy(list, arg);
 	s->n_cpu_list = 0;
-	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	while ((tok = strsep(&rest, ","))) {
+		if (*tok == '\0')
+			opt_fail('B', arg, "an empty item in the list");
 		if (s->n_cpu_list == MAX_STREAMS)
 			opt_failx("-B: more than %d CPUs", MAX_STREAMS);
 		s->cpu_list[s->n_cpu_list++] = opt_long('B', tok, 0, CPU_MAX_INDEX);
 	}
-	if (s->n_cpu_list == 0)
-		opt_fail('B', arg, opt_status_text(OPT_EMPTY));
 	s->cpu = s->cpu_list[0];
+}
+
+/*
+ * -C calibrates and sends nothing: of the options, only -N and -d mean
+ * anything to it, and a file names nothing to calibrate.
+ */
+static void check_calibrate_alone(const char *given, int argc, char **argv)
+{
+	for (const char *o = given; *o; o++) {
+		if (*o == 'J')
+			opt_failx("-J is for the transfer's summary: -C writes %s and prints text",
+				  SOAK_COUNTS_FILE);
+		if (!strchr("CNd", *o))
+			opt_failx("-%c is for a transfer: -C calibrates the meter and sends nothing",
+				  *o);
+	}
+	if (optind < argc)
+		opt_failx("unexpected argument '%s': -C calibrates the meter and sends nothing",
+			  argv[optind]);
 }
 
 /*
@@ -174,6 +198,7 @@ static void check_buffer_memory(const struct settings *s)
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	const char *mode_arg = NULL;
+	char given[64] = "";
 	int opt_S = 0, opt_w = 0, opt_T = 0, opt_q = 0, c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
@@ -182,6 +207,8 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
 	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkm:n:N:o:p:P:q:s:ST:wW:")) != -1) {
+		if (c != '?' && c != ':' && !strchr(given, c) && strlen(given) < sizeof(given) - 1)
+			given[strlen(given)] = c;
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -257,8 +284,12 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	}
 	if (opt_w && !opt_S)
 		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
+	if (s->calibrate)
+		check_calibrate_alone(given, argc, argv);
 	if (opt_T && !s->measure_cpu)
 		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
+	if (s->n_cpus && !s->measure_cpu && !s->calibrate)
+		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
 	if (opt_S) {
 		const struct send_mode *m = find_mode(opt_w ? "write" : "send");
 
@@ -316,6 +347,10 @@ static size_t scan_files(const struct settings *s, struct file_entry *files)
 			warn("skipping %s", path);
 			continue;
 		}
+		/* The protocol sends stat's size: /proc's and /sys's files say 0 and have more. */
+		if (st.st_size == 0 && read(fd, &(char){ 0 }, 1) == 1)
+			warnx("warning: %s: its size is 0 but it has data (a file of /proc or /sys?): "
+			      "it is sent as 0 bytes", path);
 		close(fd);
 		if ((uint64_t)st.st_size > UINT32_MAX)
 			errx(1, "%s: %lld bytes is too large: the protocol's lengths stop below 4 GiB",

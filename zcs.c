@@ -461,6 +461,14 @@ int main(int argc, char **argv)
 	int lfd;
 
 	parse_options(argc, argv, &s);
+	/* Each connection makes its own pipe: one that cannot be made fails zcs now, not them. */
+	if (s.mode->receive == receive_splice) {
+		int trial[2];
+
+		net_splice_pipe(trial, s.bufsize);
+		close(trial[0]);
+		close(trial[1]);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);

@@ -645,6 +645,29 @@ int soak_read_counts(const char *path, int n_cpus, struct soak_counts *c, char *
  * mkstemp makes the file private; it gets the mode the umask allows, as any
  * new file would.
  */
+/* A new temporary file beside path, its name in tmp: an fd, or -1 and errno. */
+static int temp_beside(const char *path, char *tmp, size_t len)
+{
+	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkstemp(tmp);
+}
+
+/* Whether a file can be put in path's place, as soak_write_counts() will: 0, or -1 and errno. */
+static int check_writable(const char *path)
+{
+	char tmp[4096];
+	int fd = temp_beside(path, tmp, sizeof(tmp));
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
 int soak_write_counts(const char *path, const struct soak_counts *c, int n_cpus)
 {
 	char tmp[4096];
@@ -653,11 +676,7 @@ int soak_write_counts(const char *path, const struct soak_counts *c, int n_cpus)
 	int fd;
 
 	umask(mask);
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = mkstemp(tmp);
+	fd = temp_beside(path, tmp, sizeof(tmp));
 	if (fd < 0)
 		return -1;
 	f = fdopen(fd, "w");
@@ -779,6 +798,10 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 	struct soak_counts counts;
 	int rc;
 
+	if (check_writable(SOAK_COUNTS_FILE) < 0) {
+		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE, strerror(errno));
+		return -1;
+	}
 	if (soak_start(m) < 0)
 		return -1;
 	rc = soak_every(m, period_ms, stop, calibration_period, &c);

@@ -134,6 +134,30 @@ test_one_shot_prints_only_the_number() {
 	[ $(($(date +%s%N) - start)) -ge 600000000 ] || fail "-1 did not wait two periods"
 }
 
+test_options_that_would_be_ignored_are_usage_errors() {
+	usage_error cyclesoak "cyclesoak: -B is for the load lines: -1 prints the load alone (-J has each CPU's share)" -1 -B
+	usage_error cyclesoak "cyclesoak: -B is for load samples: -C writes ./counts_per_sec" -C -B
+	usage_error cyclesoak "cyclesoak: -k is for load samples: -C writes ./counts_per_sec" -C -k
+	usage_error cyclesoak "cyclesoak: -1 is for load samples: -C writes ./counts_per_sec" -1 -C
+}
+
+# A calibration that could not be written fails before it starts, not after
+# seconds of soaking.
+test_C_in_a_directory_it_cannot_write_fails_at_once() {
+	local rc=0 start
+	[ "$(id -u)" = 0 ] || skip "needs root, to run cyclesoak as nobody"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	chmod 755 "$T"
+	start=$(date +%s%N)
+	(cd "$T" && setpriv --reuid=nobody --regid=nogroup --clear-groups "$ROOT/cyclesoak" -C -m 300 \
+		>"$T/out" 2>"$T/err") || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "cyclesoak: writing ./counts_per_sec: Permission denied"
+	[ $(($(date +%s%N) - start)) -lt 500000000 ] || fail "it soaked before failing"
+	grep -q calibrating "$T/out" && fail "it calibrated: $(cat "$T/out")"
+	return 0
+}
+
 test_period_options_are_checked() {
 	local rc=0
 	usage_error cyclesoak "cyclesoak: -p and -m both set the period: give one of them" -p 1 -m 100

@@ -49,6 +49,32 @@ test_zcc_buffers_beyond_half_the_hosts_memory_are_a_usage_error() {
 	return 0
 }
 
+# Options that would be ignored are usage errors instead: -C sends nothing,
+# -N sets the meter's CPUs, and -B's list has no empty items.
+test_zcc_options_that_would_be_ignored_are_usage_errors() {
+	local f=/etc/hostname
+	usage_error zcc "zcc: -J is for the transfer's summary: -C writes ./counts_per_sec and prints text" -J -C
+	usage_error zcc "zcc: -s is for a transfer: -C calibrates the meter and sends nothing" -C -s localhost
+	usage_error zcc "zcc: -P is for a transfer: -C calibrates the meter and sends nothing" -C -P 2
+	usage_error zcc "zcc: -m is for a transfer: -C calibrates the meter and sends nothing" -m send -C
+	usage_error zcc "zcc: unexpected argument '$f': -C calibrates the meter and sends nothing" -C -N 1 "$f"
+	usage_error zcc "zcc: -N needs -c or -C (it sets how many CPUs the meter soaks)" -N 1 -s localhost "$f"
+	usage_error zcc "zcc: -B '1,,0': an empty item in the list" -P 3 -B 1,,0 -s localhost "$f"
+	usage_error zcc "zcc: -B ',0': an empty item in the list" -P 2 -B ,0 -s localhost "$f"
+	usage_error zcc "zcc: -B '0,': an empty item in the list" -P 2 -B 0, -s localhost "$f"
+	usage_error zcc "zcc: -B '': empty value" -B '' -s localhost "$f"
+}
+
+# A file of /proc says its size is 0 and has more: zcc sends 0 bytes, as the
+# protocol's header says, and warns.
+test_zcc_warns_about_a_file_whose_size_hides_its_data() {
+	local out
+	start_zcs
+	out=$("$ROOT/zcc" -p "$PORT" -s 127.0.0.1 /proc/self/status /etc/hostname 2>"$T/err")
+	expect_eq "$(cat "$T/err")" "zcc: warning: /proc/self/status: its size is 0 but it has data (a file of /proc or /sys?): it is sent as 0 bytes"
+	expect_match "$out" "^sent $((4 + 4 + 4 + 4 + $(stat -c %s /etc/hostname))) bytes "
+}
+
 test_zcs_rejects_bad_option_values() {
 	usage_error zcs "zcs: -t '0': must be at least 1" -t 0
 	usage_error zcs "zcs: -t '1.5': trailing characters after the number" -t 1.5

@@ -307,6 +307,19 @@ independent_stream() {
 	expect_match "$(grep ' files$' "$T/zcs.err")" ": 21 files\$" "files zcs counted"
 }
 
+# zcs -m splice sizes a pipe per connection: one it may not have fails zcs at
+# the start, not each connection after it.
+test_zcs_splice_with_a_pipe_too_large_fails_at_the_start() {
+	local rc=0
+	[ "$(id -u)" = 0 ] || skip "needs root, to run zcs as nobody (no CAP_SYS_RESOURCE)"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	[ "$(cat /proc/sys/fs/pipe-max-size)" -lt 2097152 ] || skip "pipe-max-size allows 2 MiB"
+	timeout 10 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$ROOT/zcs" -m splice -b 2m -p "$(free_port)" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code (124: zcs started)"
+	expect_eq "$(cat "$T/err")" "zcs: -b 2097152: F_SETPIPE_SZ (a pipe may be at most /proc/sys/fs/pipe-max-size bytes without CAP_SYS_RESOURCE): Operation not permitted"
+}
+
 test_zcs_trunc_counts_an_independent_stream_exactly() {
 	independent_stream trunc
 }
