@@ -300,6 +300,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	if (s->n_cpu_list > 1 && s->streams == 1)
 		opt_failx("-B %d,...: a list of CPUs is for -P streams, one CPU each in turn",
 			  s->cpu_list[0]);
+	/* A corked partial segment waits up to 200 ms, and the zero-copy buffer under it too. */
+	if (s->cork && s->mode->counts_copies)
+		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
+			  "for up to 200 ms, and the buffer under it until then", s->mode->name);
 	if (opt_q && !s->mode->queued)
 		opt_failx("-q needs -m zerocopy, uring or uring-zc (mode %s sends one chunk at a time)",
 			  s->mode->name);
@@ -760,6 +764,18 @@ static void require_op(struct sender *snd, unsigned op, const char *name, const 
 		     snd->mode->name, name, since);
 }
 
+/* SEND_ZC's flags came after it: from registered buffers in 6.0, reporting copies in 6.2. */
+static void require_send_zc_flags(struct sender *snd, unsigned flags)
+{
+	int rc = uring_send_zc_takes(&snd->ring, flags);
+
+	if (rc < 0)
+		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
+	if (rc == 0)
+		errx(1, "-m %s: this kernel's SEND_ZC cannot say whether it copied "
+			"(IORING_SEND_ZC_REPORT_USAGE, Linux 6.2 or later)", snd->mode->name);
+}
+
 static void setup_uring(struct sender *snd)
 {
 	struct iovec *iov = calloc(snd->depth, sizeof(*iov));
@@ -773,9 +789,10 @@ static void setup_uring(struct sender *snd)
 	if (uring_open(&snd->ring, 2 * snd->depth) < 0)
 		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
 	require_op(snd, IORING_OP_READ_FIXED, "READ_FIXED", "5.1");
-	if (snd->mode->counts_copies)
+	if (snd->mode->counts_copies) {
 		require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
-	else
+		require_send_zc_flags(snd, IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE);
+	} else
 		require_op(snd, IORING_OP_SEND, "SEND", "5.6");
 	if (uring_register_buffers(&snd->ring, iov, snd->depth) < 0)
 		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);

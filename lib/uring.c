@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,44 @@ int uring_supports(struct uring *r, unsigned opcode)
 	yes = opcode <= p->last_op && (p->ops[opcode].flags & IO_URING_OP_SUPPORTED);
 	free(p);
 	return yes;
+}
+
+/*
+ * SEND_ZC checks its flags when it is prepared, and only then, when it is
+ * issued, that its file is a socket: to /dev/null it fails with EINVAL if the
+ * flags are unknown, with ENOTSOCK if they are not. A ring of its own keeps
+ * the request's completions away from the caller's.
+ */
+int uring_send_zc_takes(struct uring *r, unsigned flags)
+{
+	struct uring t;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe cqe;
+	int fd, rc = -1;
+
+	if (uring_open(&t, 2) < 0) {
+		memcpy(r->err, t.err, sizeof(r->err));
+		return -1;
+	}
+	fd = open("/dev/null", O_WRONLY);
+	sqe = uring_get_sqe(&t);
+	if (fd < 0) {
+		snprintf(r->err, sizeof(r->err), "/dev/null: %s", strerror(errno));
+		goto out;
+	}
+	sqe->opcode = IORING_OP_SEND_ZC;
+	sqe->fd = fd;
+	sqe->ioprio = flags;
+	if (uring_submit_and_wait(&t, 1) < 0 || !uring_take_cqe(&t, &cqe)) {
+		snprintf(r->err, sizeof(r->err), "probing SEND_ZC: %s", strerror(errno));
+		goto out;
+	}
+	rc = cqe.res != -EINVAL;
+out:
+	if (fd >= 0)
+		close(fd);
+	uring_close(&t);
+	return rc;
 }
 
 int uring_register_buffers(struct uring *r, const struct iovec *iov, unsigned n)

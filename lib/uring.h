@@ -48,6 +48,14 @@ void uring_close(struct uring *r);
  */
 int uring_supports(struct uring *r, unsigned opcode);
 
+/*
+ * Whether the running kernel's SEND_ZC takes these flags in its ioprio
+ * (IORING_SEND_ZC_REPORT_USAGE came in Linux 6.2, SEND_ZC in 6.0): 1 or 0;
+ * -1 with r->err when it cannot say. r is only for the error: the probe has
+ * a ring of its own.
+ */
+int uring_send_zc_takes(struct uring *r, unsigned flags);
+
 /* Pin n buffers for IORING_OP_READ_FIXED and the sends' FIXED_BUF. 0, or -1 and r->err. */
 int uring_register_buffers(struct uring *r, const struct iovec *iov, unsigned n);
 

@@ -42,6 +42,18 @@ test_man_renders_every_page_without_a_warning() {
 	done
 }
 
+# What the pages promise where the programs cannot do better: -W bounds each
+# wait, not a whole stall; the copy count is the kernel's, range by range;
+# zcs reads headers exactly only where it does.
+test_the_pages_say_what_W_bounds_and_what_the_counts_are() {
+	grep -q "^It bounds each wait, not the whole stall" "$ROOT/man/zcc.1" || fail "zcc.1: what -W bounds"
+	grep -q "^The count is at the kernel's granularity" "$ROOT/man/zcc.1" || fail "zcc.1: copies by range"
+	grep -q "In every mode the headers are read with read()" "$ROOT/man/zcs.1" &&
+		fail "zcs.1 says read mode reads headers exactly"
+	grep -q "^In trunc and splice modes the headers are read with read(), exactly the" "$ROOT/man/zcs.1" ||
+		fail "zcs.1: which modes read headers exactly"
+}
+
 # -o keeps make from rebuilding the programs (a sanitized test run stays sanitized).
 test_install_and_uninstall_honour_prefix_and_destdir() {
 	local keep=() p

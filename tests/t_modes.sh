@@ -248,6 +248,15 @@ test_q_is_a_usage_error_outside_the_queued_modes() {
 	usage_error zcc "zcc: -q '65': must be at most 64" -m uring -q 65 -s 127.0.0.1 /etc/hostname
 }
 
+# TCP_CORK holds a chunk's last partial segment up to 200 ms, and a zero-copy
+# buffer waits for it: -k with those modes crawled (a 3 MB file in 10 s).
+test_k_is_a_usage_error_with_the_zero_copy_modes() {
+	usage_error zcc "zcc: -k conflicts with -m zerocopy: TCP_CORK holds each chunk's last partial segment for up to 200 ms, and the buffer under it until then" \
+		-k -m zerocopy -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -k conflicts with -m uring-zc: TCP_CORK holds each chunk's last partial segment for up to 200 ms, and the buffer under it until then" \
+		-m uring-zc -q 2 -k -s 127.0.0.1 /etc/hostname
+}
+
 test_unknown_modes_list_every_mode() {
 	usage_error zcc "zcc: -m 'zero': unknown mode (sendfile, send, write, splice, zerocopy, uring or uring-zc)" \
 		-m zero -s 127.0.0.1 /etc/hostname

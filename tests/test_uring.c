@@ -125,11 +125,32 @@ static void a_bounded_wait_gives_up_in_time(void)
 	close(p[0]), close(p[1]);
 }
 
+/* The probe of SEND_ZC's flags tells a flag the kernel has from one it has not. */
+static void the_send_zc_probe_tells_known_flags_from_unknown(void)
+{
+	struct uring r;
+	int rc;
+
+	OPEN_OR_SKIP(&r, 2);
+	rc = uring_supports(&r, IORING_OP_SEND_ZC);
+	uring_close(&r);
+	if (rc != 1)
+		SKIP("this kernel's io_uring has no SEND_ZC (Linux 6.0 or later)");
+	CHECK(uring_send_zc_takes(&r, 0) == 1);
+	/* No kernel has defined bit 15 of SEND_ZC's flags. */
+	CHECK(uring_send_zc_takes(&r, 1U << 15) == 0);
+	rc = uring_send_zc_takes(&r, IORING_SEND_ZC_REPORT_USAGE);
+	if (rc == 0)
+		SKIP("this kernel's SEND_ZC has no IORING_SEND_ZC_REPORT_USAGE (Linux 6.2 or later)");
+	CHECK(rc == 1);
+}
+
 int main(void)
 {
 	RUN(fixed_read_linked_to_send_moves_the_bytes);
 	RUN(a_full_submission_queue_gives_null);
 	RUN(the_probe_knows_nop_and_not_beyond_the_last_op);
 	RUN(a_bounded_wait_gives_up_in_time);
+	RUN(the_send_zc_probe_tells_known_flags_from_unknown);
 	return CHECK_EXIT();
 }
