@@ -14,7 +14,7 @@ RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
-	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 100 --out "$T/out" "$@") >"$T/table" 2>"$T/err" ||
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 --out "$T/out" "$@") >"$T/table" 2>"$T/err" ||
 		fail "zc-matrix failed: $(cat "$T/err")"
 }
 
@@ -69,7 +69,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
-	grep -q "^# .*/zcc -J -c -T 100 -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
+	grep -q "^# .*/zcc -J -c -T 300 -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
 	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -m read$" "$T/table" || fail "the zcs command line is not printed"
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
@@ -162,7 +162,7 @@ test_matrix_sends_given_files_and_places_processes() {
 	matrix --modes sendfile --files "$T/f" --loops 300 --placements same --rounds 1
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
 	grep -q "/zcs -d -p [0-9]* -t 3600 -J -m read -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
-	grep -q "/zcc -J -c -T 100 -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
+	grep -q "/zcc -J -c -T 300 -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
 	check_csvs 1 1 min-max
 }
 
@@ -173,7 +173,7 @@ test_matrix_netns_runs_across_a_veth_pair() {
 	matrix --netns --modes sendfile --loops 10 --placements none --rounds 1
 	grep -q '^# netns: zcc in zc-a-[0-9]* (10.250.0.1), zcs in zc-b-[0-9]* (10.250.0.2)' "$T/table" ||
 		fail "no netns line: $(cat "$T/table")"
-	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -J -c -T 100 -m sendfile -s 10.250.0.2 " "$T/table" ||
+	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -J -c -T 300 -m sendfile -s 10.250.0.2 " "$T/table" ||
 		fail "zcc was not run in the namespace"
 	check_csvs 1 1 min-max
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
