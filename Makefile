@@ -18,7 +18,10 @@ BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
 LIB_MODULES = opt proto timing cpu net soak uring json
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
-UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%)
+# zcc's transmit modes: the table and the stream (tx), and a file per family.
+TX_MODULES = tx copy splice zerocopy uring
+TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
+UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx
 TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
@@ -50,11 +53,18 @@ $(BUILD)/%.o: %.c $(BUILD)/flags
 $(BUILD)/libzc.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
+$(BUILD)/libtx.a: $(TX_OBJS)
+	$(AR) rcs $@ $^
+
+# zcc and test_tx link the transmit modes before lib/, which they use.
+zcc: $(BUILD)/libtx.a
+$(BUILD)/tests/test_tx: $(BUILD)/libtx.a
+
 $(PROGS): %: $(BUILD)/%.o $(BUILD)/libzc.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
 
 check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
 	@bash tests/run.sh $(UNIT_TESTS)

@@ -4,14 +4,11 @@
  */
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -19,9 +16,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/capability.h>
 
 #include "lib/cpu.h"
 #include "lib/json.h"
@@ -31,6 +26,7 @@
 #include "lib/soak.h"
 #include "lib/timing.h"
 #include "lib/uring.h"
+#include "tx/tx.h"
 
 /* -P: the most streams at once. */
 #define MAX_STREAMS 64
@@ -44,7 +40,6 @@
  * registered buffers count against.
  */
 #define DEFAULT_DEPTH 4
-#define MAX_DEPTH 64
 
 /* -T: how long the soakers run on the idle system before the transfer, by default. */
 #define DEFAULT_TARE_MS 1000
@@ -52,24 +47,6 @@
 #define TARE_DRIFT_WARN 0.02
 /* Below this share of their CPUs in the tare, the system was not idle. */
 #define TARE_BUSY_NOTE 0.98
-
-struct sender;
-struct file_entry;
-
-/*
- * A way of sending: set-up before connecting, what to do with the socket
- * once connected, one file's data, and what to wait for after the last file.
- */
-struct send_mode {
-	const char *name;
-	void (*setup)(struct sender *snd);
-	void (*connected)(struct sender *snd);
-	void (*send_file)(struct sender *snd, int fd, const struct file_entry *f);
-	void (*finish)(struct sender *snd);
-	int queued;		/* -q sets how many chunks are in flight */
-	int buffered;		/* holds -b bytes of its own (a buffer, or a pipe) a chunk */
-	int counts_copies;	/* the kernel says which sends it copied after all */
-};
 
 struct settings {
 	int debug;
@@ -95,46 +72,21 @@ struct settings {
 	int n_paths;
 };
 
-struct file_entry {
-	const char *path;
-	uint64_t size;
-};
-
-/* The connection, what has gone down it so far, and the mode's own state. */
-struct sender {
-	int sock;
-	const struct send_mode *mode;
-	enum net_io io;	/* how the headers (and write's and send's data) go */
-	long wait_secs;		/* -W: the longest wait for the kernel or the peer */
-	uint64_t sent;
-	char **bufs;		/* depth buffers of bufsize bytes */
-	size_t bufsize;
-	unsigned depth;
-	int pipe[2];		/* splice */
-	struct zc_slot *slots;	/* zerocopy: what each buffer waits for */
-	unsigned next_slot;	/* zerocopy: the buffer the next chunk goes in */
-	uint32_t next_id;	/* zerocopy: the id the next MSG_ZEROCOPY send gets */
-	size_t zc_send_max;	/* zerocopy: the most one send may pin (RLIMIT_MEMLOCK) */
-	struct uring ring;	/* uring, uring-zc */
-	uint64_t zc_sends, zc_copied;	/* sends the kernel completed, and copied */
-};
-
 static const char usage[] =
 	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
 	"           [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]\n"
 	"           [-T msecs] [-W secs] -s server file...\n";
 
-/* Defined with the send routines below. */
-#define N_SEND_MODES 7
-static const struct send_mode send_modes[N_SEND_MODES];
-
 static const struct send_mode *find_mode(const char *name)
 {
-	for (size_t i = 0; i < N_SEND_MODES; i++)
-		if (strcmp(name, send_modes[i].name) == 0)
-			return &send_modes[i];
-	opt_fail('m', name,
-		 "unknown mode (sendfile, send, write, splice, zerocopy, uring or uring-zc)");
+	const struct send_mode *m = tx_find_mode(name);
+	char why[300];
+
+	if (!m) {
+		snprintf(why, sizeof(why), "unknown mode (%s)", tx_mode_names(0));
+		opt_fail('m', name, why);
+	}
+	return m;
 }
 
 /* -B: one CPU, or a comma-separated list of them for -P's streams. */
@@ -189,7 +141,7 @@ static void check_buffer_memory(const struct settings *s)
 	uint64_t host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	uint64_t bytes = (uint64_t)s->streams * depth * s->bufsize;
 
-	if (s->mode->buffered && host > 0 && bytes > host / 2)
+	if (s->mode->chunked && host > 0 && bytes > host / 2)
 		opt_failx("-q %ld x -b %ld x -P %ld is %.1f GiB of buffers, more than half of "
 			  "this host's %.1f GiB of memory", depth, s->bufsize, s->streams,
 			  bytes / gib, host / gib);
@@ -203,7 +155,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
-				.mode = &send_modes[0], .depth = DEFAULT_DEPTH, .streams = 1,
+				.mode = tx_modes[0], .depth = DEFAULT_DEPTH, .streams = 1,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
 	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkm:n:N:o:p:P:q:s:ST:wW:")) != -1) {
@@ -258,7 +210,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'q':
 			opt_q = 1;
-			s->depth = opt_long(c, optarg, 1, MAX_DEPTH);
+			s->depth = opt_long(c, optarg, 1, TX_MAX_DEPTH);
 			break;
 		case 's':
 			if (*optarg == '\0')
@@ -305,7 +257,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
 			  "for up to 200 ms, and the buffer under it until then", s->mode->name);
 	if (opt_q && !s->mode->queued)
-		opt_failx("-q needs -m zerocopy, uring or uring-zc (mode %s sends one chunk at a time)",
+		opt_failx("-q needs -m %s (mode %s sends one chunk at a time)", tx_mode_names(1),
 			  s->mode->name);
 	check_buffer_memory(s);
 	if (s->calibrate)
@@ -319,17 +271,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 }
 
 /*
- * The files' open flags: a FIFO or a device must never block zcc or change
- * state by being opened, should one take a regular file's place.
- */
-#define FILE_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY)
-
-/*
  * Keep the readable regular files, warning about the rest; refuse any of 4 GiB
  * or more. The type is checked before the file is opened: opening a FIFO
  * blocks until a writer comes, and opening a device can act on it.
  */
-static size_t scan_files(const struct settings *s, struct file_entry *files)
+static size_t scan_files(const struct settings *s, struct tx_file *files)
 {
 	size_t n = 0;
 
@@ -346,7 +292,7 @@ static size_t scan_files(const struct settings *s, struct file_entry *files)
 			warnx("skipping %s: not a regular file", path);
 			continue;
 		}
-		fd = open(path, FILE_OPEN_FLAGS);
+		fd = open(path, TX_OPEN_FLAGS);
 		if (fd < 0) {
 			warn("skipping %s", path);
 			continue;
@@ -359,699 +305,9 @@ static size_t scan_files(const struct settings *s, struct file_entry *files)
 		if ((uint64_t)st.st_size > UINT32_MAX)
 			errx(1, "%s: %lld bytes is too large: the protocol's lengths stop below 4 GiB",
 			     path, (long long)st.st_size);
-		files[n++] = (struct file_entry){ .path = path, .size = st.st_size };
+		files[n++] = (struct tx_file){ .path = path, .size = st.st_size };
 	}
 	return n;
-}
-
-/* A failed write to the socket ends the run, saying how far it got. */
-static void __attribute__((noreturn)) die_sending(const struct sender *snd, const char *what)
-{
-	/* A socket the peer reset before shutdown() is no longer connected: the same reset. */
-	if (errno == ENOTCONN)
-		errno = ECONNRESET;
-	if (errno == EPIPE || errno == ECONNRESET)
-		errx(1, "connection %s after %llu bytes: %s",
-		     errno == ECONNRESET ? "reset" : "closed", (unsigned long long)snd->sent,
-		     strerror(errno));
-	/* SO_SNDTIMEO ran out: the receiver has taken nothing for -W seconds. */
-	if (errno == EAGAIN || errno == EWOULDBLOCK)
-		errx(1, "zcs took no data for %ld s (-W) after %llu bytes: it has stopped reading",
-		     snd->wait_secs, (unsigned long long)snd->sent);
-	err(1, "%s after %llu bytes", what, (unsigned long long)snd->sent);
-}
-
-static void __attribute__((noreturn)) die_shrunk(const struct file_entry *f, uint64_t at)
-{
-	errx(1, "%s: shrank while being sent (%llu of %llu bytes)", f->path,
-	     (unsigned long long)at, (unsigned long long)f->size);
-}
-
-static void send_bytes(struct sender *snd, const void *buf, size_t len)
-{
-	size_t done;
-	int rc = net_write_full(snd->sock, snd->io, buf, len, &done);
-
-	snd->sent += done;
-	if (rc < 0)
-		die_sending(snd, snd->io == NET_IO_WRITE ? "write" : "send");
-}
-
-static void send_u32(struct sender *snd, uint32_t v)
-{
-	unsigned char b[PROTO_U32_BYTES];
-
-	proto_put_u32(b, v);
-	send_bytes(snd, b, sizeof(b));
-}
-
-/* read() of a chunk, or the end of the run if the file is shorter than it was. */
-static size_t read_chunk(int fd, char *buf, size_t len, const struct file_entry *f, uint64_t at)
-{
-	ssize_t n;
-
-	while ((n = read(fd, buf, len)) < 0 && errno == EINTR)
-		;
-	if (n < 0)
-		err(1, "read %s", f->path);
-	if (n == 0)
-		die_shrunk(f, at);
-	return n;
-}
-
-static size_t chunk_at(const struct sender *snd, const struct file_entry *f, uint64_t at)
-{
-	return f->size - at < snd->bufsize ? f->size - at : snd->bufsize;
-}
-
-/* The depth buffers, page-aligned (MSG_ZEROCOPY pins pages; io_uring registers them). */
-static void setup_buffers(struct sender *snd)
-{
-	snd->bufs = calloc(snd->depth, sizeof(*snd->bufs));
-	if (!snd->bufs)
-		err(1, "calloc");
-	for (unsigned i = 0; i < snd->depth; i++)
-		if (posix_memalign((void **)&snd->bufs[i], sysconf(_SC_PAGESIZE), snd->bufsize) != 0)
-			errx(1, "cannot allocate %u buffers of %zu bytes", snd->depth, snd->bufsize);
-}
-
-/* Whatever the mode set up, and the socket. */
-static void sender_close(struct sender *snd)
-{
-	for (unsigned i = 0; snd->bufs && i < snd->depth; i++)
-		free(snd->bufs[i]);
-	free(snd->bufs);
-	free(snd->slots);
-	uring_close(&snd->ring);
-	for (int i = 0; i < 2; i++)
-		if (snd->pipe[i] >= 0)
-			close(snd->pipe[i]);
-	close(snd->sock);
-}
-
-/* sendfile: the whole rest of the file per call; the kernel sends from the page cache. */
-static void send_file_sendfile(struct sender *snd, int fd, const struct file_entry *f)
-{
-	off_t off = 0;
-
-	while ((uint64_t)off < f->size) {
-		ssize_t n = sendfile(snd->sock, fd, &off, f->size - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			die_sending(snd, "sendfile");
-		}
-		if (n == 0)
-			die_shrunk(f, off);
-		snd->sent += n;
-	}
-}
-
-/* send and write: read() a chunk into the buffer, then send() or write() it. */
-static void send_file_copy(struct sender *snd, int fd, const struct file_entry *f)
-{
-	for (uint64_t at = 0; at < f->size;) {
-		size_t n = read_chunk(fd, snd->bufs[0], chunk_at(snd, f, at), f, at);
-
-		send_bytes(snd, snd->bufs[0], n);
-		at += n;
-	}
-}
-
-/*
- * splice: the file's pages into a pipe as large as a chunk, and from the pipe
- * to the socket, with no copy through user space.
- */
-static void setup_splice(struct sender *snd)
-{
-	net_splice_pipe(snd->pipe, snd->bufsize);
-}
-
-static void send_file_splice(struct sender *snd, int fd, const struct file_entry *f)
-{
-	loff_t off = 0;
-
-	while ((uint64_t)off < f->size) {
-		size_t len = chunk_at(snd, f, off);
-		/* MORE, like MSG_MORE, holds a partial segment back for the next chunk. */
-		unsigned more = (uint64_t)off + len < f->size ? SPLICE_F_MORE : 0;
-		ssize_t n = splice(fd, &off, snd->pipe[1], NULL, len, SPLICE_F_MOVE | more);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			err(1, "splice from %s", f->path);
-		if (n == 0)
-			die_shrunk(f, off);
-		while (n > 0) {
-			ssize_t m = splice(snd->pipe[0], NULL, snd->sock, NULL, n,
-					   SPLICE_F_MOVE | more);
-
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m < 0)
-				die_sending(snd, "splice to the socket");
-			snd->sent += m;
-			n -= m;
-		}
-	}
-}
-
-/*
- * zerocopy: send() with MSG_ZEROCOPY from a ring of buffers. The kernel keeps
- * a buffer's pages until it says, on the error queue, that it is done with
- * the ids of the sends made from it; a buffer is reused only then, in the
- * order the buffers were filled.
- */
-struct zc_slot {
-	uint32_t first_id;	/* of the sends made from this buffer */
-	uint32_t n_ids;
-	uint32_t pending;	/* of those, not yet completed */
-};
-
-static void connected_zerocopy(struct sender *snd)
-{
-	if (net_set_zerocopy(snd->sock) < 0)
-		err(1, "-m zerocopy: setsockopt SO_ZEROCOPY");
-}
-
-/* Whether this process may pin pages beyond RLIMIT_MEMLOCK (CAP_IPC_LOCK). */
-static int can_lock_beyond_rlimit(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return d[CAP_IPC_LOCK / 32].effective >> (CAP_IPC_LOCK % 32) & 1;
-}
-
-/* RLIMIT_MEMLOCK as it applies to zero-copy pages: RLIM_INFINITY if it does not. */
-static rlim_t pin_limit(void)
-{
-	struct rlimit rl;
-
-	if (can_lock_beyond_rlimit() || getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
-		return RLIM_INFINITY;
-	return rl.rlim_cur;
-}
-
-/*
- * A send pins at most half of RLIMIT_MEMLOCK, where it applies, so that one
- * send is never over the limit by itself and two can be in flight.
- */
-static void setup_zerocopy(struct sender *snd)
-{
-	rlim_t limit = pin_limit();
-	size_t page = sysconf(_SC_PAGESIZE);
-
-	snd->zc_send_max = SIZE_MAX;
-	if (limit != RLIM_INFINITY)
-		snd->zc_send_max = limit / 2 / page * page > page ? limit / 2 / page * page : page;
-	setup_buffers(snd);
-	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
-	if (!snd->slots)
-		err(1, "calloc");
-}
-
-/* How many ids of [lo, hi] belong to slot z. Ids wrap at 2^32; a range never spans half. */
-static uint32_t zc_overlap(const struct zc_slot *z, const struct net_zc_range *r)
-{
-	int64_t a = (int32_t)(r->lo - z->first_id), b = (int32_t)(r->hi - z->first_id);
-
-	if (a < 0)
-		a = 0;
-	if (b > (int64_t)z->n_ids - 1)
-		b = (int64_t)z->n_ids - 1;
-	return b >= a ? b - a + 1 : 0;
-}
-
-/* Read every completion queued now; returns how many ranges there were. */
-static int zc_take_completions(struct sender *snd)
-{
-	struct net_zc_range r;
-	int n = 0, rc;
-
-	while ((rc = net_take_zc_completion(snd->sock, &r)) == 1) {
-		uint32_t ids = r.hi - r.lo + 1;
-
-		for (unsigned i = 0; i < snd->depth; i++)
-			snd->slots[i].pending -= zc_overlap(&snd->slots[i], &r);
-		snd->zc_sends += ids;
-		if (r.copied)
-			snd->zc_copied += ids;
-		n++;
-	}
-	if (rc < 0)
-		die_sending(snd, "reading MSG_ZEROCOPY completions");
-	return n;
-}
-
-static uint32_t zc_pending(const struct sender *snd, const struct zc_slot *z)
-{
-	uint32_t pending = 0;
-
-	for (unsigned i = 0; i < snd->depth; i++)
-		if (!z || z == &snd->slots[i])
-			pending += snd->slots[i].pending;
-	return pending;
-}
-
-/* Sleep until the error queue has something, for the rest of the -W deadline at most. */
-static void zc_poll(struct sender *snd, uint64_t deadline)
-{
-	struct pollfd pfd = { .fd = snd->sock };
-	uint64_t now = timing_now_ns();
-
-	if (now >= deadline)
-		errx(1, "the kernel completed no MSG_ZEROCOPY send within %ld s (-W) after %llu "
-			"bytes", snd->wait_secs, (unsigned long long)snd->sent);
-	/* POLLERR says the error queue has something; it needs no asking. */
-	if (poll(&pfd, 1, (deadline - now + 999999) / 1000000) < 0 && errno != EINTR)
-		err(1, "poll");
-}
-
-/* Wait until the kernel has completed every send made from slot z (all, if z is NULL). */
-static void zc_wait(struct sender *snd, const struct zc_slot *z)
-{
-	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
-
-	for (;;) {
-		zc_take_completions(snd);
-		if (zc_pending(snd, z) == 0)
-			return;
-		zc_poll(snd, deadline);
-	}
-}
-
-/* Wait until at least one more of this stream's sends has completed. */
-static void zc_wait_any(struct sender *snd)
-{
-	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
-
-	while (zc_take_completions(snd) == 0 && zc_pending(snd, NULL) > 0)
-		zc_poll(snd, deadline);
-}
-
-/*
- * ENOBUFS with no send of this stream's outstanding: the pages are over
- * RLIMIT_MEMLOCK, which every process of this user shares (another stream of
- * -P, say), so wait for theirs to come back, -W at most from the first
- * refusal. Then the limits, named.
- */
-static void zc_wait_for_others(struct sender *snd, uint64_t *deadline)
-{
-	struct pollfd pfd = { .fd = snd->sock };
-	rlim_t limit = pin_limit();
-	char optmem[32] = "?";
-	FILE *f;
-
-	if (!*deadline)
-		*deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
-	if (timing_now_ns() < *deadline) {
-		if (poll(&pfd, 1, 1) < 0 && errno != EINTR)
-			err(1, "poll");
-		return;
-	}
-	f = fopen("/proc/sys/net/core/optmem_max", "r");
-	if (f && fscanf(f, "%31s", optmem) != 1)
-		strcpy(optmem, "?");
-	if (f)
-		fclose(f);
-	if (limit == RLIM_INFINITY)
-		errx(1, "send: %s for %ld s (-W) after %llu bytes, with no MSG_ZEROCOPY send "
-			"outstanding: its notification counts against net.core.optmem_max (%s "
-			"bytes)", strerror(ENOBUFS), snd->wait_secs,
-		     (unsigned long long)snd->sent, optmem);
-	errx(1, "send: %s for %ld s (-W) after %llu bytes, with no MSG_ZEROCOPY send "
-		"outstanding: its pages count against RLIMIT_MEMLOCK (ulimit -l: %llu KiB, "
-		"shared by all of this user's processes), its notification against "
-		"net.core.optmem_max (%s bytes)", strerror(ENOBUFS), snd->wait_secs,
-	     (unsigned long long)snd->sent, (unsigned long long)limit / 1024, optmem);
-}
-
-static void send_file_zerocopy(struct sender *snd, int fd, const struct file_entry *f)
-{
-	uint64_t refused_since = 0;
-
-	for (uint64_t at = 0; at < f->size;) {
-		struct zc_slot *z = &snd->slots[snd->next_slot];
-		char *buf = snd->bufs[snd->next_slot];
-		size_t n, off = 0;
-
-		snd->next_slot = (snd->next_slot + 1) % snd->depth;
-		zc_wait(snd, z);
-		n = read_chunk(fd, buf, chunk_at(snd, f, at), f, at);
-		*z = (struct zc_slot){ .first_id = snd->next_id };
-		while (off < n) {
-			size_t len = n - off < snd->zc_send_max ? n - off : snd->zc_send_max;
-			ssize_t m = send(snd->sock, buf + off, len, MSG_ZEROCOPY | MSG_NOSIGNAL);
-
-			/*
-			 * ENOBUFS: the socket's option memory is full of notifications,
-			 * or the pages would pass RLIMIT_MEMLOCK; sends completing free
-			 * both.
-			 */
-			if (m < 0 && errno == ENOBUFS) {
-				if (zc_pending(snd, NULL) > 0)
-					zc_wait_any(snd);
-				else
-					zc_wait_for_others(snd, &refused_since);
-				continue;
-			}
-			refused_since = 0;
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m < 0)
-				die_sending(snd, "send");
-			z->n_ids++;
-			z->pending++;
-			snd->next_id++;
-			snd->sent += m;
-			off += m;
-		}
-		at += n;
-	}
-}
-
-static void finish_zerocopy(struct sender *snd)
-{
-	zc_wait(snd, NULL);
-}
-
-/*
- * uring and uring-zc: io_uring, from buffers registered once. Each chunk is
- * a READ_FIXED into a buffer linked to a SEND (or SEND_ZC) from it; a batch
- * of chunks is one chain, so the sends go out in file order, and one
- * io_uring_enter() submits it. A short read breaks the chain: the file shrank.
- * The next batch is submitted once this one's sends have completed. SEND_ZC
- * holds a buffer until its notification, which waits for the peer's ACK: so
- * uring-zc fills at most half its buffers a batch, and sends one half while
- * the other is still held.
- */
-enum { URING_READ, URING_SEND };
-
-/* A kernel whose io_uring lacks an operation fails the mode before connecting. */
-static void require_op(struct sender *snd, unsigned op, const char *name, const char *since)
-{
-	int rc = uring_supports(&snd->ring, op);
-
-	if (rc < 0)
-		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
-	if (rc == 0)
-		errx(1, "-m %s: this kernel's io_uring has no %s (Linux %s or later)",
-		     snd->mode->name, name, since);
-}
-
-/* SEND_ZC's flags came after it: from registered buffers in 6.0, reporting copies in 6.2. */
-static void require_send_zc_flags(struct sender *snd, unsigned flags)
-{
-	int rc = uring_send_zc_takes(&snd->ring, flags);
-
-	if (rc < 0)
-		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
-	if (rc == 0)
-		errx(1, "-m %s: this kernel's SEND_ZC cannot say whether it copied "
-			"(IORING_SEND_ZC_REPORT_USAGE, Linux 6.2 or later)", snd->mode->name);
-}
-
-static void setup_uring(struct sender *snd)
-{
-	struct iovec *iov = calloc(snd->depth, sizeof(*iov));
-
-	setup_buffers(snd);
-	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
-	if (!iov || !snd->slots)
-		err(1, "calloc");
-	for (unsigned i = 0; i < snd->depth; i++)
-		iov[i] = (struct iovec){ .iov_base = snd->bufs[i], .iov_len = snd->bufsize };
-	if (uring_open(&snd->ring, 2 * snd->depth) < 0)
-		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
-	require_op(snd, IORING_OP_READ_FIXED, "READ_FIXED", "5.1");
-	if (snd->mode->counts_copies) {
-		require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
-		require_send_zc_flags(snd, IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE);
-	} else
-		require_op(snd, IORING_OP_SEND, "SEND", "5.6");
-	if (uring_register_buffers(&snd->ring, iov, snd->depth) < 0)
-		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
-	free(iov);
-}
-
-static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, uint64_t at,
-		       int last)
-{
-	struct io_uring_sqe *rd = uring_get_sqe(&snd->ring), *sd = uring_get_sqe(&snd->ring);
-	int zc = snd->mode->counts_copies;
-
-	rd->opcode = IORING_OP_READ_FIXED;
-	rd->fd = fd;
-	rd->addr = (uintptr_t)snd->bufs[slot];
-	rd->len = len;
-	rd->off = at;
-	rd->buf_index = slot;
-	rd->flags = IOSQE_IO_LINK;
-	rd->user_data = slot << 1 | URING_READ;
-	sd->opcode = zc ? IORING_OP_SEND_ZC : IORING_OP_SEND;
-	sd->fd = snd->sock;
-	sd->addr = (uintptr_t)snd->bufs[slot];
-	sd->len = len;
-	sd->msg_flags = MSG_WAITALL | MSG_NOSIGNAL;
-	/* Registered buffers for SEND_ZC only: plain SEND takes them from Linux 6.10 on. */
-	if (zc) {
-		sd->ioprio = IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE;
-		sd->buf_index = slot;
-	}
-	sd->flags = last ? 0 : IOSQE_IO_LINK;
-	sd->user_data = slot << 1 | URING_SEND;
-	snd->slots[slot].pending = 1;
-}
-
-/*
- * Wait for one completion, for -W at most, and account for it: a read's or a
- * send's result goes to rd[] or sd[] by buffer; a notification frees its
- * buffer.
- */
-static void uring_reap_one(struct sender *snd, int *rd, int *sd)
-{
-	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
-	struct io_uring_cqe cqe;
-	unsigned slot;
-
-	while (!uring_take_cqe(&snd->ring, &cqe)) {
-		uint64_t now = timing_now_ns();
-
-		if (now >= deadline)
-			errx(1, "io_uring completed nothing within %ld s (-W) after %llu bytes",
-			     snd->wait_secs, (unsigned long long)snd->sent);
-		if (uring_submit_and_wait_ns(&snd->ring, 1, deadline - now) < 0 && errno != ETIME)
-			err(1, "io_uring_enter");
-	}
-	slot = cqe.user_data >> 1;
-	if ((cqe.user_data & 1) == URING_READ) {
-		rd[slot] = cqe.res;
-	} else if (cqe.flags & IORING_CQE_F_NOTIF) {
-		/* The kernel is done with the buffer, and says whether it copied it. */
-		snd->slots[slot].pending = 0;
-		snd->zc_sends++;
-		if ((uint32_t)cqe.res & IORING_NOTIF_USAGE_ZC_COPIED)
-			snd->zc_copied++;
-	} else {
-		sd[slot] = cqe.res;
-		if (cqe.res > 0)
-			snd->sent += cqe.res;
-		/* MORE: a notification follows; without it the buffer is free now. */
-		if (!(cqe.flags & IORING_CQE_F_MORE))
-			snd->slots[slot].pending = 0;
-	}
-}
-
-/* The first failure in the chain, in chain order, ends the run. */
-static void check_batch(struct sender *snd, const struct file_entry *f, uint64_t at,
-			const unsigned *slots, const size_t *len, const int *rd, const int *sd,
-			unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		unsigned b = slots[i];
-
-		if (rd[b] < 0) {
-			errno = -rd[b];
-			err(1, "read %s", f->path);
-		}
-		if ((size_t)rd[b] < len[i])
-			die_shrunk(f, at + rd[b]);
-		if (sd[b] < 0 || (size_t)sd[b] < len[i]) {
-			int e = 0;
-			socklen_t elen = sizeof(e);
-
-			/* A short send was cut off by a socket error, which the socket still holds. */
-			if (sd[b] >= 0 && getsockopt(snd->sock, SOL_SOCKET, SO_ERROR, &e, &elen) == 0)
-				errno = e ? e : EPIPE;
-			else
-				errno = -sd[b];
-			die_sending(snd, snd->mode->counts_copies ? "io_uring send_zc" : "io_uring send");
-		}
-		at += len[i];
-	}
-}
-
-#define URING_UNSET INT32_MIN
-
-static void send_file_uring(struct sender *snd, int fd, const struct file_entry *f)
-{
-	unsigned batch_max = snd->mode->counts_copies && snd->depth > 1 ? snd->depth / 2
-									: snd->depth;
-	unsigned slots[MAX_DEPTH];
-	size_t len[MAX_DEPTH];
-	int rd[MAX_DEPTH], sd[MAX_DEPTH];
-
-	for (uint64_t at = 0; at < f->size;) {
-		uint64_t next = at;
-		unsigned n = 0, done;
-
-		/*
-		 * Every buffer of the batch is free before any of it is prepared:
-		 * waiting submits what the ring holds, and a chain cut off there,
-		 * its last SEND still linked, would run beside the rest of the batch.
-		 */
-		for (; n < batch_max && next < f->size; n++) {
-			unsigned b = (snd->next_slot + n) % snd->depth;
-
-			while (snd->slots[b].pending)
-				uring_reap_one(snd, rd, sd);
-			slots[n] = b;
-			len[n] = chunk_at(snd, f, next);
-			next += len[n];
-		}
-		next = at;
-		for (unsigned i = 0; i < n; i++) {
-			rd[slots[i]] = sd[slots[i]] = URING_UNSET;
-			prep_chunk(snd, fd, slots[i], len[i], next, i + 1 == n);
-			next += len[i];
-		}
-		snd->next_slot = (snd->next_slot + n) % snd->depth;
-		if (uring_submit_and_wait(&snd->ring, 0) < 0)
-			err(1, "io_uring_enter");
-		do {
-			done = 0;
-			for (unsigned i = 0; i < n; i++)
-				done += rd[slots[i]] != URING_UNSET && sd[slots[i]] != URING_UNSET;
-			if (done < n)
-				uring_reap_one(snd, rd, sd);
-		} while (done < n);
-		check_batch(snd, f, at, slots, len, rd, sd, n);
-		at = next;
-	}
-}
-
-/* uring-zc: every buffer back from the kernel, so that every copy is counted. */
-static void finish_uring(struct sender *snd)
-{
-	int rd[MAX_DEPTH], sd[MAX_DEPTH];
-
-	for (unsigned b = 0; b < snd->depth; b++)
-		while (snd->slots[b].pending)
-			uring_reap_one(snd, rd, sd);
-}
-
-static const struct send_mode send_modes[N_SEND_MODES] = {
-	{ .name = "sendfile", .send_file = send_file_sendfile },
-	{ .name = "send", .setup = setup_buffers, .send_file = send_file_copy, .buffered = 1 },
-	{ .name = "write", .setup = setup_buffers, .send_file = send_file_copy, .buffered = 1 },
-	{ .name = "splice", .setup = setup_splice, .send_file = send_file_splice, .buffered = 1 },
-	{ .name = "zerocopy", .setup = setup_zerocopy, .connected = connected_zerocopy,
-	  .send_file = send_file_zerocopy, .finish = finish_zerocopy, .queued = 1,
-	  .buffered = 1, .counts_copies = 1 },
-	{ .name = "uring", .setup = setup_uring, .send_file = send_file_uring, .queued = 1,
-	  .buffered = 1 },
-	{ .name = "uring-zc", .setup = setup_uring, .send_file = send_file_uring,
-	  .finish = finish_uring, .queued = 1, .buffered = 1, .counts_copies = 1 },
-};
-
-/*
- * One file: its length as it is now, then its data. The file is opened
- * without blocking (it might have become a FIFO), and then set to block
- * again, which io_uring needs to read a file whose pages are not cached.
- */
-static void send_file(struct sender *snd, const struct file_entry *f)
-{
-	struct file_entry now = *f;
-	struct stat st;
-	int fd = open(f->path, FILE_OPEN_FLAGS);
-
-	if (fd < 0)
-		err(1, "open %s", f->path);
-	if (fstat(fd, &st) < 0)
-		err(1, "fstat %s", f->path);
-	if (!S_ISREG(st.st_mode))
-		errx(1, "%s: no longer a regular file", f->path);
-	if (fcntl(fd, F_SETFL, O_RDONLY) < 0)
-		err(1, "fcntl %s", f->path);
-	if ((uint64_t)st.st_size > UINT32_MAX)
-		errx(1, "%s: grew to %lld bytes, too large for the protocol", f->path,
-		     (long long)st.st_size);
-	now.size = st.st_size;
-	send_u32(snd, now.size);
-	snd->mode->send_file(snd, fd, &now);
-	if (fstat(fd, &st) < 0)
-		err(1, "fstat %s", f->path);
-	if ((uint64_t)st.st_size != now.size)
-		errx(1, "%s: changed size while being sent (%llu bytes, now %lld)", f->path,
-		     (unsigned long long)now.size, (long long)st.st_size);
-	close(fd);
-}
-
-/*
- * Half-close and wait for zcs to close too, so the time counts until the
- * receiver has read the last byte rather than until it left this host's
- * buffers. The wait has one deadline, whatever the peer sends meanwhile;
- * returns 0 if zcs closed in time, 1 if it did not.
- */
-static int await_close(struct sender *snd, long wait_secs)
-{
-	struct pollfd pfd = { .fd = snd->sock, .events = POLLIN };
-	uint64_t deadline;
-	char sink[256];
-
-	if (shutdown(snd->sock, SHUT_WR) < 0)
-		die_sending(snd, "shutdown");
-	deadline = timing_now_ns() + wait_secs * NSEC_PER_SEC;
-	for (;;) {
-		uint64_t now = timing_now_ns();
-		int rc;
-		ssize_t n;
-
-		if (now >= deadline)
-			return 1;
-		rc = poll(&pfd, 1, (deadline - now + 999999) / 1000000);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc < 0)
-			err(1, "poll");
-		if (rc == 0)
-			continue;
-		n = read(snd->sock, sink, sizeof(sink));
-		if (n == 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			die_sending(snd, "read");
-	}
-}
-
-static void send_all_loops(struct sender *snd, const struct settings *s,
-			   const struct file_entry *files, size_t n_files)
-{
-	send_u32(snd, s->loops);
-	for (long loop = 0; loop < s->loops; loop++) {
-		send_u32(snd, n_files);
-		for (size_t i = 0; i < n_files; i++) {
-			if (s->debug > 1)
-				fprintf(stderr, "zcc: loop %ld: %s, %llu bytes\n", loop + 1,
-					files[i].path, (unsigned long long)files[i].size);
-			send_file(snd, &files[i]);
-		}
-	}
 }
 
 /*
@@ -1288,10 +544,10 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	json_string(j, "server", s->server);
 	json_int(j, "port", s->port);
 	json_string(j, "mode", s->mode->name);
-	if (strcmp(s->mode->name, "sendfile") == 0)
-		json_null(j, "bufsize");
-	else
+	if (s->mode->chunked)
 		json_int(j, "bufsize", s->bufsize);
+	else
+		json_null(j, "bufsize");
 	if (s->mode->queued)
 		json_int(j, "depth", s->depth);
 	else
@@ -1362,17 +618,10 @@ static void print_summary_json(const struct settings *s, size_t n_files,
 /* The mode's buffers, pipe or ring, before anything is connected. */
 static void sender_setup(struct sender *snd, const struct settings *s)
 {
-	*snd = (struct sender){ .sock = -1, .pipe = { -1, -1 }, .ring = { .fd = -1 },
-				.mode = s->mode, .bufsize = s->bufsize,
-				.depth = s->mode->queued ? s->depth : 1,
-				.io = strcmp(s->mode->name, "write") == 0 ? NET_IO_WRITE
-									  : NET_IO_SEND,
-				.wait_secs = s->close_wait_secs };
-	if (snd->mode->setup)
-		snd->mode->setup(snd);
+	tx_sender_setup(snd, s->mode, s->bufsize, s->depth, s->close_wait_secs);
 }
 
-static void debug_files(const struct settings *s, const struct file_entry *files, size_t n)
+static void debug_files(const struct settings *s, const struct tx_file *files, size_t n)
 {
 	uint64_t per_loop = 0;
 
@@ -1432,7 +681,7 @@ static void meter_sample(struct soak_sample *smp)
  * the meter's window ends at the same moment.
  */
 static void run_stream(const struct settings *s, struct sender *snd,
-		      const struct file_entry *files, size_t n_files,
+		      const struct tx_file *files, size_t n_files,
 		      const struct start_line *line, struct summary *sum)
 {
 	int alone = line->ready < 0, metered = alone && s->measure_cpu;
@@ -1444,23 +693,20 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	net_set_send_timeout(snd->sock, snd->wait_secs);
 	if (s->cork)
 		net_set_cork(snd->sock);
-	if (snd->mode->connected)
-		snd->mode->connected(snd);
+	tx_sender_connected(snd);
 	if (!alone)
 		wait_for_the_others(line);
 	else if (metered && soak_take(&meter.soak, &meter.before) < 0)
 		meter_failed();
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
-	send_all_loops(snd, s, files, n_files);
-	if (snd->mode->finish)
-		snd->mode->finish(snd);
+	tx_send_stream(snd, s->loops, files, n_files, s->debug);
 	end = timing_now_ns();
 	if (!alone)
 		tell_the_parent(line);
 	else if (metered)
 		meter_sample(&meter.last_byte);
-	unconfirmed = await_close(snd, s->close_wait_secs);
+	unconfirmed = tx_await_close(snd, s->close_wait_secs);
 	if (!unconfirmed) {
 		end = timing_now_ns();
 		if (metered)
@@ -1472,7 +718,7 @@ static void run_stream(const struct settings *s, struct sender *snd,
 				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
 				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied };
-	sender_close(snd);
+	tx_sender_close(snd);
 }
 
 /*
@@ -1585,7 +831,7 @@ static void uncatch_stop_signals(void)
 
 /* A child of -P: one stream, which dies with zcc. */
 static void __attribute__((noreturn)) stream_child(const struct settings *s, long i,
-						   const struct file_entry *files,
+						   const struct tx_file *files,
 						   size_t n_files,
 						   const struct start_line *line)
 {
@@ -1644,7 +890,7 @@ static void collect_stream(long i, int status, struct summary *sum)
  * ended (zcs's close, or its last byte if zcs did not close). Returns how
  * many streams failed (each said why on stderr).
  */
-static long run_parallel(const struct settings *s, const struct file_entry *files,
+static long run_parallel(const struct settings *s, const struct tx_file *files,
 			 size_t n_files, struct summary *streams, struct summary *total)
 {
 	int go[2], out[MAX_STREAMS];
@@ -1753,7 +999,7 @@ static void print_streams(const struct settings *s, const struct summary *stream
 int main(int argc, char **argv)
 {
 	struct settings s;
-	struct file_entry *files;
+	struct tx_file *files;
 	struct summary sum, streams[MAX_STREAMS];
 	struct sender snd;
 	size_t n_files;
@@ -1819,3 +1065,4 @@ int main(int argc, char **argv)
 	free(files);
 	return 0;
 }
+

@@ -54,6 +54,19 @@ test_the_pages_say_what_W_bounds_and_what_the_counts_are() {
 		fail "zcs.1: which modes read headers exactly"
 }
 
+# zcc's table of modes (tx/) is the one list: the unknown-mode message says
+# it, and zcc.1's -m entries and zc-matrix's modes must be the same list.
+test_every_list_of_send_modes_is_the_table() {
+	local table
+	table=$("$ROOT/zcc" -m '?' -s localhost /etc/hostname 2>&1 |
+		sed -n "s/^zcc: -m '?': unknown mode (\(.*\))\$/\1/p" | sed 's/ or /, /')
+	[ -n "$table" ] || fail "no list of modes from zcc"
+	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcc.1" | paste -sd, | sed 's/,/, /g')" "$table" \
+		"zcc.1's modes"
+	expect_eq "$(sed -n 's/^all_modes=//p' "$ROOT/scripts/zc-matrix" | sed 's/,/, /g')" "$table" \
+		"zc-matrix's modes"
+}
+
 # -o keeps make from rebuilding the programs (a sanitized test run stays sanitized).
 test_install_and_uninstall_honour_prefix_and_destdir() {
 	local keep=() p

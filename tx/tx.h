@@ -1,0 +1,130 @@
+/*
+ * tx: zcc's transmit modes. Each family of modes is a file of its own
+ * (copy.c: sendfile, send, write; splice.c; zerocopy.c; uring.c) that
+ * defines its modes' rows; tx.c holds the table of them, the sender they
+ * share, and the stream's framing: the loop count, each loop's file count,
+ * each file's length and data, as the 2001 protocol has it. A new mode is a
+ * file (or a function in one) and a row of tx_modes[].
+ *
+ * Failures end the run with err(3) and a message that says how far it got.
+ */
+#ifndef ZC_TX_H
+#define ZC_TX_H
+
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/net.h"
+#include "../lib/uring.h"
+
+/* -q: chunks in flight in the queued modes, each in a buffer of its own. */
+#define TX_MAX_DEPTH 64
+
+/*
+ * The files' open flags: a FIFO or a device must never block zcc or change
+ * state by being opened, should one take a regular file's place.
+ */
+#define TX_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY)
+
+/* A file to send, and its size when it was scanned. */
+struct tx_file {
+	const char *path;
+	uint64_t size;
+};
+
+struct sender;
+
+/*
+ * A way of sending: set-up before connecting, what to do with the socket
+ * once connected, one file's data, and what to wait for after the last
+ * file; and the facts zcc and its tests need about it.
+ */
+struct send_mode {
+	const char *name;
+	void (*setup)(struct sender *snd);
+	void (*connected)(struct sender *snd);
+	void (*send_data)(struct sender *snd, int fd, const struct tx_file *f);
+	void (*finish)(struct sender *snd);
+	int chunked;		/* sends -b bytes at a time, from a buffer or a pipe of its own */
+	int queued;		/* -q sets how many chunks, each in its buffer, are in flight */
+	enum net_io io;		/* how the headers (and a copying mode's data) are written */
+	int counts_copies;	/* the kernel says which sends it copied after all */
+	unsigned uring_op;	/* the uring modes' send: IORING_OP_SEND or _SEND_ZC; else 0 */
+};
+
+/* Every mode, in the order -m's lists give them; NULL ends the table. */
+extern const struct send_mode *const tx_modes[];
+
+/* The mode of that name, or NULL. */
+const struct send_mode *tx_find_mode(const char *name);
+
+/* The modes' names, "a, b or c": all of them, or the queued ones only. */
+const char *tx_mode_names(int queued_only);
+
+/* What each buffer waits for: zerocopy, the ids of its sends; uring, its requests. */
+struct zc_slot {
+	uint32_t first_id;	/* zerocopy: of the sends made from this buffer */
+	uint32_t n_ids;
+	uint32_t pending;	/* of those, not yet completed */
+};
+
+/* The connection, what has gone down it so far, and the mode's own state. */
+struct sender {
+	int sock;
+	const struct send_mode *mode;
+	long wait_secs;		/* -W: the longest wait for the kernel or the peer */
+	uint64_t sent;
+	char **bufs;		/* depth buffers of bufsize bytes */
+	size_t bufsize;
+	unsigned depth;
+	int pipe[2];		/* splice */
+	struct zc_slot *slots;	/* zerocopy, uring: what each buffer waits for */
+	unsigned next_slot;	/* the buffer the next chunk goes in */
+	uint32_t next_id;	/* zerocopy: the id the next MSG_ZEROCOPY send gets */
+	size_t zc_send_max;	/* zerocopy: the most one send may pin (RLIMIT_MEMLOCK) */
+	struct uring ring;	/* uring, uring-zc */
+	uint64_t zc_sends, zc_copied;	/* sends the kernel completed, and copied */
+};
+
+/*
+ * The mode's buffers, pipe or ring, before anything is connected; depth is
+ * -q (1 where the mode is not queued). A mode the kernel cannot do fails here.
+ */
+void tx_sender_setup(struct sender *snd, const struct send_mode *mode, size_t bufsize,
+		     unsigned depth, long wait_secs);
+/* Once snd->sock is connected: the mode's socket options. */
+void tx_sender_connected(struct sender *snd);
+/* Whatever the mode set up, and the socket. */
+void tx_sender_close(struct sender *snd);
+
+/*
+ * The whole stream: loops, then each loop's file count and files, each its
+ * length as it is now and its data; the mode's last completions are waited
+ * for. debug > 1 says each file on stderr.
+ */
+void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *files,
+		    size_t n_files, int debug);
+
+/*
+ * Half-close and wait for the peer to close too, for wait_secs at most, one
+ * deadline whatever the peer sends meanwhile: 0 if it closed, 1 if not.
+ */
+int tx_await_close(struct sender *snd, long wait_secs);
+
+/* For the modes' files: the shared steps and failures. */
+void tx_setup_buffers(struct sender *snd);
+void tx_send_bytes(struct sender *snd, const void *buf, size_t len);
+size_t tx_read_chunk(int fd, char *buf, size_t len, const struct tx_file *f, uint64_t at);
+size_t tx_chunk_at(const struct sender *snd, const struct tx_file *f, uint64_t at);
+void tx_die_sending(const struct sender *snd, const char *what) __attribute__((noreturn));
+void tx_die_shrunk(const struct tx_file *f, uint64_t at) __attribute__((noreturn));
+
+/* How many ids of [lo, hi] belong to slot z. Ids wrap at 2^32; a range never spans half. */
+uint32_t tx_zc_overlap(const struct zc_slot *z, const struct net_zc_range *r);
+
+/* The rows the families define. */
+extern const struct send_mode tx_sendfile, tx_send, tx_write, tx_splice, tx_zerocopy, tx_uring,
+	tx_uring_zc;
+
+#endif
