@@ -16,7 +16,7 @@ endif
 
 BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto timing cpu net soak uring json
+LIB_MODULES = opt proto timing cpu net counts soak uring json
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table and the stream (tx), and a file per family.
 TX_MODULES = tx copy splice zerocopy uring
@@ -32,7 +32,7 @@ ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)
 # corpus kept in $(BUILD)/fuzz, seeded from tests/fuzz-corpus.
 FUZZ_CC ?= clang
 FUZZ_SECS ?= 60
-FUZZ_TARGETS = proto opt
+FUZZ_TARGETS = proto opt counts
 FUZZ_FLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 
 .PHONY: all check bench fuzz install uninstall clean FORCE

@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 		opt_failx("-N %d: %s", s.n_cpus, meter.err);
 	if (rc < 0)
 		errx(1, "%s", meter.err);
-	if (!s.calibrate && soak_read_counts(SOAK_COUNTS_FILE, meter.n_cpus, &r.calibration,
+	if (!s.calibrate && counts_read(SOAK_COUNTS_FILE, meter.n_cpus, &r.calibration,
 					     meter.err, sizeof(meter.err)) < 0)
 		errx(1, "%s", meter.err);
 	if (s.n_cpus == 0 && !s.one_shot && !s.json)

@@ -65,7 +65,7 @@ struct settings {
 	int measure_cpu;
 	long tare_ms;
 	long close_wait_secs;
-	int calibrate;
+	int calibrate_only;	/* -C */
 	int n_cpus; /* 0: every CPU in the affinity mask */
 	const char *server;
 	char **paths;
@@ -172,7 +172,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->measure_cpu = 1;
 			break;
 		case 'C':
-			s->calibrate = 1;
+			s->calibrate_only = 1;
 			break;
 		case 'N':
 			s->n_cpus = opt_long(c, optarg, 1, CPU_MAX_INDEX + 1);
@@ -236,11 +236,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	}
 	if (opt_w && !opt_S)
 		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
-	if (s->calibrate)
+	if (s->calibrate_only)
 		check_calibrate_alone(given, argc, argv);
 	if (opt_T && !s->measure_cpu)
 		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
-	if (s->n_cpus && !s->measure_cpu && !s->calibrate)
+	if (s->n_cpus && !s->measure_cpu && !s->calibrate_only)
 		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
 	if (opt_S) {
 		const struct send_mode *m = find_mode(opt_w ? "write" : "send");
@@ -260,7 +260,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		opt_failx("-q needs -m %s (mode %s sends one chunk at a time)", tx_mode_names(1),
 			  s->mode->name);
 	check_buffer_memory(s);
-	if (s->calibrate)
+	if (s->calibrate_only)
 		return;
 	if (!s->server)
 		opt_failx("-s server is required");
@@ -310,75 +310,89 @@ static size_t scan_files(const struct settings *s, struct tx_file *files)
 	return n;
 }
 
+struct stream_slot;
+
 /*
- * -c: the soakers, their idle reference, and the samples that bound the
- * transfer. The reference is the tare when there is one, else the file.
+ * What a stop signal, or zcc's exit, must stop: -P's streams and the meter's
+ * soakers; and the count so far (the one stream's sender, or the slots').
+ * A signal handler takes no arguments: this is what it reaches.
  */
-struct cpu_meter {
+static struct {
+	pid_t owner;
+	const struct sender *snd;
+	struct stream_slot *slots;
+	pid_t pids[MAX_STREAMS];	/* 0 once reaped */
+	volatile sig_atomic_t n_pids;
+	struct soak *soak;
+} running;
+
+/*
+ * -c: the soakers, what the load is measured against, and the samples that
+ * bound the transfer's window: its first byte, its last, and zcs's close.
+ * The window ends at the close, or at the last byte if zcs did not close.
+ */
+struct meter {
 	struct soak soak;
-	struct soak_counts calibration;	/* ./counts_per_sec */
-	int tared;
-	double tare_rate;	/* the soakers' rate before the transfer */
-	double idle_rate;	/* and the rate they would have had with all their CPUs */
-	double tare_kernel;	/* /proc/stat's busy share before the transfer */
-	char note[200];		/* said after the summary */
-	/*
-	 * The window: before at the first byte, then the last byte, and zcs's
-	 * close; it ends at the close, or at the last byte if zcs did not close.
-	 */
-	struct soak_sample before, last_byte, after;
-	int spoiled;		/* a sample failed after the first: no load figure */
+	struct soak_reference ref;	/* the tare, or ./counts_per_sec alone */
+	char note[200];			/* said after the summary */
+	struct soak_sample at[3];	/* enum moment */
+	int spoiled;			/* a sample after the first failed: no load figure */
 };
 
-static struct cpu_meter meter;
+enum moment { FIRST_BYTE, LAST_BYTE, CLOSED };
 
-/* zcc itself, which started the soakers; -P's streams, its children, leave them be. */
-static pid_t meter_owner;
-
-static void stop_soakers(void)
+static void __attribute__((noreturn)) meter_failed(struct meter *m)
 {
-	if (getpid() == meter_owner)
-		soak_close(&meter.soak);
+	soak_close(&m->soak);
+	errx(1, "%s", m->soak.err);
+}
+
+/*
+ * The meter's samples, all taken here: the first byte's failing ends the run;
+ * a later one's spoils the figure, which the run says after its summary.
+ */
+static void meter_mark(struct meter *m, enum moment when)
+{
+	if (soak_take(&m->soak, &m->at[when]) == 0)
+		return;
+	if (when == FIRST_BYTE)
+		meter_failed(m);
+	m->spoiled = 1;
 }
 
 /* -dd: each soaker's share of its CPU and its speed over a window. */
-static void debug_per_cpu(const char *window, const struct soak_sample *a,
-			 const struct soak_sample *b)
+static void debug_per_cpu(const struct meter *m, const char *window, const struct soak_sample *a,
+			  const struct soak_sample *b)
 {
-	for (int i = 0; i < meter.soak.n_cpus; i++)
+	for (int i = 0; i < m->soak.n_cpus; i++)
 		fprintf(stderr,
 			"zcc: %s: CPU %d: the soaker had %.1f%% of it, %.0f loops a second of it\n",
-			window, meter.soak.cpus[i], soak_cpu_share_one(a, b, i) * 100,
+			window, m->soak.cpus[i], soak_cpu_share_one(a, b, i) * 100,
 			soak_idle_rate_one(a, b, i));
 }
 
-static void __attribute__((noreturn)) meter_failed(void)
-{
-	soak_close(&meter.soak);
-	errx(1, "%s", meter.soak.err);
-}
-
 /* Open the meter on the CPUs -N names, or fail as cyclesoak would. */
-static void meter_open(const struct settings *s)
+static void meter_open(struct soak *soak, const struct settings *s)
 {
-	int rc = soak_open(&meter.soak, s->n_cpus, s->debug);
+	int rc = soak_open(soak, s->n_cpus, s->debug);
 
 	if (rc == SOAK_TOO_MANY_CPUS)
-		opt_failx("-N %d: %s", s->n_cpus, meter.soak.err);
+		opt_failx("-N %d: %s", s->n_cpus, soak->err);
 	if (rc < 0)
-		errx(1, "%s", meter.soak.err);
+		errx(1, "%s", soak->err);
 }
 
 /* -C: calibrate exactly as cyclesoak -C does, into the same file. */
-static int calibrate(const struct settings *s)
+static int run_calibration(const struct settings *s)
 {
 	static volatile sig_atomic_t never;
+	struct soak soak;
 
-	meter_open(s);
+	meter_open(&soak, s);
 	if (s->n_cpus == 0)
-		soak_announce(&meter.soak);
-	if (soak_calibrate(&meter.soak, 1000, &never) < 0)
-		errx(1, "%s", meter.soak.err);
+		soak_announce(&soak);
+	if (soak_calibrate(&soak, 1000, &never) < 0)
+		errx(1, "%s", soak.err);
 	return 0;
 }
 
@@ -388,61 +402,62 @@ static int calibrate(const struct settings *s)
  * calibration's drift since it was made nor a steady load already running
  * counts as the transfer's.
  */
-static void meter_tare(const struct settings *s)
+static void meter_tare(struct meter *m, const struct settings *s)
 {
+	struct soak_reference *ref = &m->ref;
 	struct soak_sample a, b;
 	struct timespec ts = { .tv_sec = s->tare_ms / 1000,
 			       .tv_nsec = s->tare_ms % 1000 * 1000000 };
-	int n = meter.soak.n_cpus;
 	double drift;
 
-	if (soak_sample_init(&meter.soak, &a) < 0 || soak_sample_init(&meter.soak, &b) < 0)
+	if (soak_sample_init(&m->soak, &a) < 0 || soak_sample_init(&m->soak, &b) < 0)
 		err(1, "allocating samples");
-	if (soak_take(&meter.soak, &a) < 0)
-		meter_failed();
+	if (soak_take(&m->soak, &a) < 0)
+		meter_failed(m);
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-	if (soak_take(&meter.soak, &b) < 0)
-		meter_failed();
-	if (soak_tare(&meter.soak, &a, &b, &meter.tare_rate, &meter.idle_rate) < 0)
-		meter_failed();
-	meter.tared = 1;
-	meter.tare_kernel = soak_kernel_load(&a, &b, n);
+	if (soak_take(&m->soak, &b) < 0 || soak_tare(&m->soak, &a, &b, ref) < 0)
+		meter_failed(m);
 	if (s->debug > 1)
-		debug_per_cpu("tare", &a, &b);
-	drift = meter.idle_rate / meter.calibration.per_sec - 1;
+		debug_per_cpu(m, "tare", &a, &b);
+	drift = ref->idle_rate / ref->calibration.per_sec - 1;
 	if (s->debug)
 		fprintf(stderr, "zcc: tare: %.0f loops/sec, %.0f with all their CPUs "
 				"(%s %+.1f%%), kernel busy %.1f%%\n",
-			meter.tare_rate, meter.idle_rate, SOAK_COUNTS_FILE, drift * 100,
-			meter.tare_kernel * 100);
+			ref->rate, ref->idle_rate, SOAK_COUNTS_FILE, drift * 100, ref->kernel * 100);
 	if (fabs(drift) > TARE_DRIFT_WARN)
 		warnx("warning: the tare (%.0f loops/sec) is %+.1f%% off %s (%.0f): the "
 		      "calibration has drifted; the load is measured against the tare",
-		      meter.idle_rate, drift * 100, SOAK_COUNTS_FILE, meter.calibration.per_sec);
-	if (meter.tare_rate < TARE_BUSY_NOTE * meter.idle_rate)
+		      ref->idle_rate, drift * 100, SOAK_COUNTS_FILE, ref->calibration.per_sec);
+	if (ref->rate < TARE_BUSY_NOTE * ref->idle_rate)
 		warnx("note: the system was %.1f%% busy before the transfer; the load shown is "
-		      "what the transfer added", (1 - meter.tare_rate / meter.idle_rate) * 100);
+		      "what the transfer added", (1 - ref->rate / ref->idle_rate) * 100);
 	soak_sample_free(&a);
 	soak_sample_free(&b);
 }
 
-/* Read the calibration, start the soakers (on every CPU, before zcc is pinned). */
-static void meter_start(const struct settings *s)
+/*
+ * Read the calibration and start the soakers (on every CPU, before zcc is
+ * pinned); they die with zcc (PR_SET_PDEATHSIG), and stop_children() reaps
+ * them on every exit.
+ */
+static struct meter *meter_start(const struct settings *s)
 {
-	meter_open(s);
-	if (soak_read_counts(SOAK_COUNTS_FILE, meter.soak.n_cpus, &meter.calibration,
-			     meter.soak.err, sizeof(meter.soak.err)) < 0)
-		errx(1, "%s", meter.soak.err);
-	/* Soakers die with zcc (PR_SET_PDEATHSIG); this reaps them on every exit() too. */
-	meter_owner = getpid();
-	atexit(stop_soakers);
-	if (soak_start(&meter.soak) < 0)
-		meter_failed();
-	if (soak_sample_init(&meter.soak, &meter.before) < 0 ||
-	    soak_sample_init(&meter.soak, &meter.last_byte) < 0 ||
-	    soak_sample_init(&meter.soak, &meter.after) < 0)
-		err(1, "allocating samples");
+	struct meter *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		err(1, "calloc");
+	meter_open(&m->soak, s);
+	if (counts_read(SOAK_COUNTS_FILE, m->soak.n_cpus, &m->ref.calibration, m->soak.err,
+			     sizeof(m->soak.err)) < 0)
+		errx(1, "%s", m->soak.err);
+	running.soak = &m->soak;
+	if (soak_start(&m->soak) < 0)
+		meter_failed(m);
+	for (int i = 0; i < 3; i++)
+		if (soak_sample_init(&m->soak, &m->at[i]) < 0)
+			err(1, "allocating samples");
+	return m;
 }
 
 /* Everything a summary says, as numbers: one stream's, or -P's total. */
@@ -454,39 +469,25 @@ struct summary {
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	int metered;		/* -c, and the meter worked throughout */
-	double load, demand_us_per_kb, kernel;	/* kernel: NaN when unknown */
-	uint64_t meter_ns;	/* the meter's window */
+	struct soak_figures fig;	/* the meter's */
 };
 
 /*
- * The meter's figures: the system load the transfer added, the CPU time it
- * stands for (load x CPUs x seconds) per KiB sent, netperf's service demand,
- * and the same load as /proc/stat counted it. With a tare both loads are
- * what was added to what ran before; without one they are the whole system's.
+ * The meter's figures (lib/soak's): the system load the transfer added, its
+ * service demand, and the same load as /proc/stat counted it; a load below 0
+ * gets a note saying what it means.
  */
-static void meter_figures(struct summary *sum)
+static void meter_figures(struct meter *m, struct summary *sum)
 {
-	const struct soak_sample *a = &meter.before;
-	const struct soak_sample *b = sum->confirmed ? &meter.after : &meter.last_byte;
-	int n = meter.soak.n_cpus;
-	double run_rate = soak_rate(a, b, n), cpu_us;
+	const struct soak_sample *end = &m->at[sum->confirmed ? CLOSED : LAST_BYTE];
 	char why[160];
 	const char *below;
 
-	sum->kernel = soak_kernel_load(a, b, n);
-	if (meter.tared) {
-		sum->load = (meter.tare_rate - run_rate) / meter.idle_rate;
-		sum->kernel -= meter.tare_kernel;
-	} else {
-		sum->load = soak_load(run_rate, meter.calibration.per_sec);
-	}
-	below = soak_below_zero(sum->load, &meter.calibration, why, sizeof(why));
+	soak_figures(&m->ref, &m->at[FIRST_BYTE], end, m->soak.n_cpus, sum->bytes, &sum->fig);
+	below = soak_below_zero(sum->fig.load, &m->ref.calibration, why, sizeof(why));
 	if (below)
-		snprintf(meter.note, sizeof(meter.note), "the load measured, %.1f%%, is %s",
-			 sum->load * 100, below);
-	sum->meter_ns = b->ns - a->ns;
-	cpu_us = sum->load * n * sum->meter_ns / 1000.0;
-	sum->demand_us_per_kb = sum->bytes ? cpu_us / (sum->bytes / 1024.0) : 0.0;
+		snprintf(m->note, sizeof(m->note), "the load measured, %.1f%%, is %s",
+			 sum->fig.load * 100, below);
 }
 
 static double timeval_secs(struct timeval tv)
@@ -506,11 +507,11 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
 	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
 	if (sum->metered) {
-		printf(", cpu %.1f%%, %.3f us/KB", sum->load * 100, sum->demand_us_per_kb);
-		if (isnan(sum->kernel))
+		printf(", cpu %.1f%%, %.3f us/KB", sum->fig.load * 100, sum->fig.demand_us_per_kb);
+		if (isnan(sum->fig.kernel))
 			printf(", kernel unknown");
 		else
-			printf(", kernel %.1f%%", sum->kernel * 100);
+			printf(", kernel %.1f%%", sum->fig.kernel * 100);
 	}
 	printf(", cpu %.2fu %.2fs", sum->user_secs, sum->sys_secs);
 	if (mode->counts_copies)
@@ -576,7 +577,7 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
  * -J: the run as one JSON object on a line: the settings, the host, with -P
  * every stream's figures, the result (the total with -P), and the meter's.
  */
-static void print_summary_json(const struct settings *s, size_t n_files,
+static void print_summary_json(const struct settings *s, const struct meter *m, size_t n_files,
 			       const struct summary *streams, long failed,
 			       const struct summary *sum)
 {
@@ -603,13 +604,13 @@ static void print_summary_json(const struct settings *s, size_t n_files,
 	json_close(&j);
 	if (sum->metered) {
 		json_object(&j, "meter");
-		json_int(&j, "cpus", meter.soak.n_cpus);
-		json_int(&j, "tare_ms", meter.tared ? s->tare_ms : 0);
-		json_double(&j, "seconds", timing_secs(sum->meter_ns), 6);
-		json_double(&j, "load_pct", sum->load * 100, 1);
-		json_double(&j, "demand_us_per_kb", sum->demand_us_per_kb, 3);
-		json_double(&j, "kernel_pct", sum->kernel * 100, 1);
-		json_string(&j, "note", meter.note[0] ? meter.note : NULL);
+		json_int(&j, "cpus", m->soak.n_cpus);
+		json_int(&j, "tare_ms", m->ref.tared ? s->tare_ms : 0);
+		json_double(&j, "seconds", timing_secs(sum->fig.ns), 6);
+		json_double(&j, "load_pct", sum->fig.load * 100, 1);
+		json_double(&j, "demand_us_per_kb", sum->fig.demand_us_per_kb, 3);
+		json_double(&j, "kernel_pct", sum->fig.kernel * 100, 1);
+		json_string(&j, "note", m->note[0] ? m->note : NULL);
 		json_close(&j);
 	}
 	json_end(&j);
@@ -667,24 +668,17 @@ static void wait_for_the_others(const struct start_line *line)
 		_exit(1);
 }
 
-/* A sample of the meter that ends a window; a failure spoils the figure, said later. */
-static void meter_sample(struct soak_sample *smp)
-{
-	if (soak_take(&meter.soak, smp) < 0)
-		meter.spoiled = 1;
-}
-
 /*
  * One stream, from a sender set up for its mode: connect, send the files -n
  * times, wait for zcs to close (for -W at most), and fill in its summary. The
  * time runs to zcs's close, or to the last byte if zcs did not close; alone,
- * the meter's window ends at the same moment.
+ * with a meter (m), the meter's window ends at the same moment.
  */
 static void run_stream(const struct settings *s, struct sender *snd,
 		      const struct tx_file *files, size_t n_files,
-		      const struct start_line *line, struct summary *sum)
+		      const struct start_line *line, struct meter *m, struct summary *sum)
 {
-	int alone = line->ready < 0, metered = alone && s->measure_cpu;
+	int alone = line->ready < 0;
 	struct rusage ru0, ru1;
 	uint64_t start, end;
 	int unconfirmed;
@@ -696,21 +690,21 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	tx_sender_connected(snd);
 	if (!alone)
 		wait_for_the_others(line);
-	else if (metered && soak_take(&meter.soak, &meter.before) < 0)
-		meter_failed();
+	else if (m)
+		meter_mark(m, FIRST_BYTE);
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
 	tx_send_stream(snd, s->loops, files, n_files, s->debug);
 	end = timing_now_ns();
 	if (!alone)
 		tell_the_parent(line);
-	else if (metered)
-		meter_sample(&meter.last_byte);
+	else if (m)
+		meter_mark(m, LAST_BYTE);
 	unconfirmed = tx_await_close(snd, s->close_wait_secs);
 	if (!unconfirmed) {
 		end = timing_now_ns();
-		if (metered)
-			meter_sample(&meter.after);
+		if (m && alone)
+			meter_mark(m, CLOSED);
 	}
 	getrusage(RUSAGE_SELF, &ru1);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
@@ -730,23 +724,13 @@ struct stream_slot {
 	struct summary sum;
 };
 
-/*
- * What a stop signal, or zcc's exit, must stop: -P's streams, and the count
- * so far (the one stream's sender, or the slots' senders).
- */
-static struct {
-	pid_t owner;
-	const struct sender *snd;
-	struct stream_slot *slots;
-	pid_t pids[MAX_STREAMS];	/* 0 once reaped */
-	volatile sig_atomic_t n_pids;
-} running;
-
-/* Kill and reap every stream still running; async-signal-safe. */
-static void stop_streams(void)
+/* Kill and reap every stream still running, and the soakers; async-signal-safe. */
+static void stop_children(void)
 {
 	if (getpid() != running.owner)
 		return;
+	if (running.soak)
+		soak_kill(running.soak);
 	for (long i = 0; i < running.n_pids; i++)
 		if (running.pids[i] > 0)
 			kill(running.pids[i], SIGKILL);
@@ -788,9 +772,8 @@ static void on_stop_signal(int sig)
 	struct iovec iov[5];
 	uint64_t sent;
 
-	stop_streams();
+	stop_children();
 	sent = running_sent();
-	soak_kill(&meter.soak);
 	iov[0] = (struct iovec){ (void *)prog, strlen(prog) };
 	iov[1] = (struct iovec){ ": stopped by ", 13 };
 	iov[2] = (struct iovec){ (void *)name, strlen(name) };
@@ -812,7 +795,7 @@ static void catch_stop_signals(void)
 
 	sigfillset(&sa.sa_mask);
 	running.owner = getpid();
-	atexit(stop_streams);
+	atexit(stop_children);
 	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
 		if (sigaction(stop_signals[i], NULL, &old) == 0 &&
 		    (old.sa_handler != SIG_IGN || stop_signals[i] == SIGTERM))
@@ -855,7 +838,7 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
 		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
 	sender_setup(&slot->snd, s);
-	run_stream(s, &slot->snd, files, n_files, line, &slot->sum);
+	run_stream(s, &slot->snd, files, n_files, line, NULL, &slot->sum);
 	/* Past the atexit handlers: the soakers are the parent's. */
 	fflush(NULL);
 	_exit(0);
@@ -890,7 +873,7 @@ static void collect_stream(long i, int status, struct summary *sum)
  * ended (zcs's close, or its last byte if zcs did not close). Returns how
  * many streams failed (each said why on stderr).
  */
-static long run_parallel(const struct settings *s, const struct tx_file *files,
+static long run_parallel(const struct settings *s, struct meter *m, const struct tx_file *files,
 			 size_t n_files, struct summary *streams, struct summary *total)
 {
 	int go[2], out[MAX_STREAMS];
@@ -939,8 +922,8 @@ static long run_parallel(const struct settings *s, const struct tx_file *files,
 	close(go[0]);
 	/* A stream that fails to connect exits: its pipe reads as ended, not ready. */
 	hear_from_each(out, s->streams);
-	if (s->measure_cpu && soak_take(&meter.soak, &meter.before) < 0)
-		meter_failed();
+	if (m)
+		meter_mark(m, FIRST_BYTE);
 	getrusage(RUSAGE_CHILDREN, &ru0);
 	start = timing_now_ns();
 	/* EPIPE: every stream has failed already. */
@@ -948,8 +931,8 @@ static long run_parallel(const struct settings *s, const struct tx_file *files,
 		err(1, "starting the streams");
 	close(go[1]);
 	hear_from_each(out, s->streams);
-	if (s->measure_cpu)
-		meter_sample(&meter.last_byte);
+	if (m)
+		meter_mark(m, LAST_BYTE);
 	*total = (struct summary){ .confirmed = 1 };
 	for (long i = 0; i < s->streams; i++) {
 		int status;
@@ -971,8 +954,8 @@ static long run_parallel(const struct settings *s, const struct tx_file *files,
 		if (streams[i].end_ns > end)
 			end = streams[i].end_ns;
 	}
-	if (s->measure_cpu && total->confirmed)
-		meter_sample(&meter.after);
+	if (m && total->confirmed)
+		meter_mark(m, CLOSED);
 	total->ns = end > start ? end - start : 0;
 	getrusage(RUSAGE_CHILDREN, &ru1);
 	total->user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime);
@@ -996,21 +979,51 @@ static void print_streams(const struct settings *s, const struct summary *stream
 	print_summary(prefix, s->mode, total);
 }
 
+/* The summary, then whatever went wrong, each a line and exit 1. */
+static void report(const struct settings *s, struct meter *m, size_t n_files,
+		   const struct summary *streams, long failed, struct summary *sum)
+{
+	int meter_ok = !m || !m->spoiled;
+
+	if (m && meter_ok && s->debug > 1)
+		debug_per_cpu(m, "transfer", &m->at[FIRST_BYTE],
+			      &m->at[sum->confirmed ? CLOSED : LAST_BYTE]);
+	sum->metered = m && meter_ok && !failed;
+	if (sum->metered)
+		meter_figures(m, sum);
+	if (s->json)
+		print_summary_json(s, m, n_files, streams, failed, sum);
+	else if (s->streams > 1)
+		print_streams(s, streams, sum);
+	else
+		print_summary("", s->mode, sum);
+	if (failed)
+		errx(1, "%ld of %ld streams failed: the total above counts the others", failed,
+		     s->streams);
+	if (!sum->confirmed)
+		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
+			"above runs to the last byte sent, unconfirmed", s->close_wait_secs);
+	if (!meter_ok)
+		errx(1, "%s during the transfer: no load figure", m->soak.err);
+	if (m && m->note[0])
+		warnx("note: %s", m->note);
+}
+
 int main(int argc, char **argv)
 {
 	struct settings s;
 	struct tx_file *files;
 	struct summary sum, streams[MAX_STREAMS];
 	struct sender snd;
+	struct meter *m = NULL;
 	size_t n_files;
 	long failed = 0;
-	int meter_ok = 1, unconfirmed;
 	struct start_line alone = { -1, -1 };
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (s.calibrate)
-		return calibrate(&s);
+	if (s.calibrate_only)
+		return run_calibration(&s);
 	/* A vanished zcs must give an error with a byte count, not a silent SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
 	catch_stop_signals();
@@ -1029,40 +1042,16 @@ int main(int argc, char **argv)
 	}
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
-		meter_start(&s);
+		m = meter_start(&s);
 	if (s.n_cpu_list == 1 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
-	if (s.measure_cpu && s.tare_ms > 0)
-		meter_tare(&s);
+	if (m && s.tare_ms > 0)
+		meter_tare(m, &s);
 	if (s.streams > 1)
-		failed = run_parallel(&s, files, n_files, streams, &sum);
+		failed = run_parallel(&s, m, files, n_files, streams, &sum);
 	else
-		run_stream(&s, &snd, files, n_files, &alone, &sum);
-	unconfirmed = !sum.confirmed;
-	meter_ok = !meter.spoiled;
-	if (s.measure_cpu && meter_ok && s.debug > 1)
-		debug_per_cpu("transfer", &meter.before,
-			      unconfirmed ? &meter.last_byte : &meter.after);
-	sum.metered = s.measure_cpu && meter_ok && !failed;
-	if (sum.metered)
-		meter_figures(&sum);
-	if (s.json)
-		print_summary_json(&s, n_files, streams, failed, &sum);
-	else if (s.streams > 1)
-		print_streams(&s, streams, &sum);
-	else
-		print_summary("", s.mode, &sum);
-	if (failed)
-		errx(1, "%ld of %ld streams failed: the total above counts the others", failed,
-		     s.streams);
-	if (unconfirmed)
-		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
-			"above runs to the last byte sent, unconfirmed", s.close_wait_secs);
-	if (!meter_ok)
-		errx(1, "%s during the transfer: no load figure", meter.soak.err);
-	if (meter.note[0])
-		warnx("note: %s", meter.note);
+		run_stream(&s, &snd, files, n_files, &alone, m, &sum);
+	report(&s, m, n_files, streams, failed, &sum);
 	free(files);
 	return 0;
 }
-

@@ -449,7 +449,7 @@ double soak_idle_rate(const struct soak_sample *a, const struct soak_sample *b, 
 }
 
 int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sample *b,
-	      double *rate, double *idle_rate)
+	      struct soak_reference *ref)
 {
 	for (int i = 0; i < m->n_cpus; i++)
 		if (b->cpu_ns[i] == a->cpu_ns[i]) {
@@ -460,9 +460,27 @@ int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sam
 				 m->cpus[i], (b->ns - a->ns) / 1e6);
 			return -1;
 		}
-	*rate = soak_rate(a, b, m->n_cpus);
-	*idle_rate = soak_idle_rate(a, b, m->n_cpus);
+	ref->tared = 1;
+	ref->rate = soak_rate(a, b, m->n_cpus);
+	ref->idle_rate = soak_idle_rate(a, b, m->n_cpus);
+	ref->kernel = soak_kernel_load(a, b, m->n_cpus);
 	return 0;
+}
+
+void soak_figures(const struct soak_reference *ref, const struct soak_sample *a,
+		  const struct soak_sample *b, int n_cpus, uint64_t bytes, struct soak_figures *f)
+{
+	double rate = soak_rate(a, b, n_cpus);
+
+	f->kernel = soak_kernel_load(a, b, n_cpus);
+	if (ref->tared) {
+		f->load = (ref->rate - rate) / ref->idle_rate;
+		f->kernel -= ref->kernel;
+	} else {
+		f->load = soak_load(rate, ref->calibration.per_sec);
+	}
+	f->ns = b->ns - a->ns;
+	f->demand_us_per_kb = bytes ? f->load * n_cpus * (f->ns / 1000.0) / (bytes / 1024.0) : 0;
 }
 
 /*
@@ -503,203 +521,6 @@ const char *soak_below_zero(double load, const struct soak_counts *c, char *buf,
 	return buf;
 }
 
-#define RECALIBRATE "run 'cyclesoak -C' on an idle system"
-
-/*
- * A whole line of decimal digits and nothing else, that fits: 0, or -1. No
- * calibration writes more than 20 digits (the most a 64-bit count has).
- */
-#define COUNT_MAX_DIGITS 20
-
-static int parse_count(const char *line, unsigned long long *v)
-{
-	char *end;
-
-	if (!(line[0] >= '0' && line[0] <= '9') || strlen(line) > COUNT_MAX_DIGITS)
-		return -1;
-	errno = 0;
-	*v = strtoull(line, &end, 10);
-	return errno || *end != '\0' ? -1 : 0;
-}
-
-/* "cpus N", N from 1 up. */
-static int parse_cpus(const char *line, long *cpus)
-{
-	unsigned long long v;
-
-	if (strncmp(line, "cpus ", 5) != 0 || parse_count(line + 5, &v) < 0 || v < 1 ||
-	    v > INT_MAX)
-		return -1;
-	*cpus = v;
-	return 0;
-}
-
-/* "spread P%", P a decimal percentage. */
-static int parse_spread(const char *line, double *spread)
-{
-	char *end;
-
-	if (strncmp(line, "spread ", 7) != 0 || !(line[7] >= '0' && line[7] <= '9'))
-		return -1;
-	errno = 0;
-	*spread = strtod(line + 7, &end) / 100;
-	return errno || strcmp(end, "%") != 0 ? -1 : 0;
-}
-
-/*
- * Read up to four lines, each whole whatever its length, without its newline;
- * lines[k] stays NULL past the end. Returns 0, or -1 with errno.
- */
-static int read_lines(FILE *f, char *lines[4])
-{
-	for (int k = 0; k < 4; k++)
-		lines[k] = NULL;
-	for (int k = 0; k < 4; k++) {
-		size_t cap = 0;
-		ssize_t len;
-
-		errno = 0;
-		len = getline(&lines[k], &cap, f);
-		if (len < 0) {
-			free(lines[k]);
-			lines[k] = NULL;
-			return errno ? -1 : 0;
-		}
-		if (len > 0 && lines[k][len - 1] == '\n')
-			lines[k][len - 1] = '\0';
-	}
-	return 0;
-}
-
-/* Check the file's lines in order: the first error found is the one said. */
-static const char *check_counts(char *const lines[4], int n_cpus, struct soak_counts *c,
-				long *file_cpus)
-{
-	unsigned long long rate;
-
-	if (!lines[0])
-		return "is empty";
-	if (parse_count(lines[0], &rate) < 0)
-		return "the first line is not a count of loops/sec";
-	if (rate == 0)
-		return "the calibrated rate is 0";
-	/* A 2001 file has no second line; then there is no CPU count to check. */
-	*file_cpus = n_cpus;
-	if (lines[1] && parse_cpus(lines[1], file_cpus) < 0)
-		return "the second line is not 'cpus N'";
-	c->spread = NAN;
-	if (lines[2] && parse_spread(lines[2], &c->spread) < 0)
-		return "the third line is not 'spread P%'";
-	if (lines[3])
-		return "it has more than three lines";
-	c->per_sec = rate;
-	return NULL;
-}
-
-int soak_read_counts(const char *path, int n_cpus, struct soak_counts *c, char *errbuf,
-		     size_t errlen)
-{
-	struct soak_counts got;
-	char *lines[4];
-	const char *wrong;
-	long file_cpus;
-	FILE *f = fopen(path, "r");
-	int rc;
-
-	if (!f) {
-		snprintf(errbuf, errlen, "%s: %s: %s", path, strerror(errno), RECALIBRATE);
-		return -1;
-	}
-	rc = read_lines(f, lines);
-	if (rc < 0)
-		snprintf(errbuf, errlen, "%s: %s: %s", path, strerror(errno), RECALIBRATE);
-	fclose(f);
-	wrong = rc < 0 ? NULL : check_counts(lines, n_cpus, &got, &file_cpus);
-	for (int k = 0; k < 4; k++)
-		free(lines[k]);
-	if (rc < 0)
-		return -1;
-	if (wrong && strcmp(wrong, "is empty") == 0) {
-		snprintf(errbuf, errlen, "%s is empty: %s", path, RECALIBRATE);
-		return -1;
-	}
-	if (wrong) {
-		snprintf(errbuf, errlen, "%s: %s: %s", path, wrong, RECALIBRATE);
-		return -1;
-	}
-	if (file_cpus != n_cpus) {
-		snprintf(errbuf, errlen,
-			 "%s was calibrated on %ld CPU%s and this run uses %d: "
-			 "calibrate with 'cyclesoak -C -N %d' or measure with -N %ld",
-			 path, file_cpus, file_cpus == 1 ? "" : "s", n_cpus, n_cpus, file_cpus);
-		return -1;
-	}
-	*c = got;
-	return 0;
-}
-
-/*
- * Written to a temporary file of a fresh name, created exclusively (mkstemp:
- * a link planted in the directory is never followed, which matters when root
- * calibrates in a directory others can write), then renamed over the file.
- * mkstemp makes the file private; it gets the mode the umask allows, as any
- * new file would.
- */
-/* A new temporary file beside path, its name in tmp: an fd, or -1 and errno. */
-static int temp_beside(const char *path, char *tmp, size_t len)
-{
-	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return mkstemp(tmp);
-}
-
-/* Whether a file can be put in path's place, as soak_write_counts() will: 0, or -1 and errno. */
-static int check_writable(const char *path)
-{
-	char tmp[4096];
-	int fd = temp_beside(path, tmp, sizeof(tmp));
-
-	if (fd < 0)
-		return -1;
-	close(fd);
-	unlink(tmp);
-	return 0;
-}
-
-int soak_write_counts(const char *path, const struct soak_counts *c, int n_cpus)
-{
-	char tmp[4096];
-	mode_t mask = umask(0);
-	FILE *f;
-	int fd;
-
-	umask(mask);
-	fd = temp_beside(path, tmp, sizeof(tmp));
-	if (fd < 0)
-		return -1;
-	f = fdopen(fd, "w");
-	if (!f || fchmod(fd, 0666 & ~mask) < 0) {
-		if (f)
-			fclose(f);
-		else
-			close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	fprintf(f, "%.0f\ncpus %d\nspread %.2f%%\n", c->per_sec, n_cpus, c->spread * 100);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		fclose(f);
-		unlink(tmp);
-		return -1;
-	}
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
 
 /* Sleep until deadline_ns on CLOCK_MONOTONIC, returning early if *stop becomes set. */
 static void sleep_until(uint64_t deadline_ns, volatile sig_atomic_t *stop)
@@ -798,7 +619,7 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 	struct soak_counts counts;
 	int rc;
 
-	if (check_writable(SOAK_COUNTS_FILE) < 0) {
+	if (counts_check_writable(SOAK_COUNTS_FILE) < 0) {
 		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE, strerror(errno));
 		return -1;
 	}
@@ -821,7 +642,7 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 		fprintf(stderr, "%s: warning: a soaker had only %.1f%% of its CPU in a period: "
 				"other tasks were running\n",
 			program_invocation_short_name, c.min_share * 100);
-	if (soak_write_counts(SOAK_COUNTS_FILE, &counts, m->n_cpus) < 0) {
+	if (counts_write(SOAK_COUNTS_FILE, &counts, m->n_cpus) < 0) {
 		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE,
 			 strerror(errno));
 		return -1;

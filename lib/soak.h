@@ -16,10 +16,12 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define SOAK_COUNTS_FILE "./counts_per_sec"
+#include "counts.h"
+
 
 /* soak_open's return when more CPUs are asked for than the affinity mask holds. */
 #define SOAK_TOO_MANY_CPUS (-2)
+
 
 struct soak_shared;
 
@@ -63,11 +65,6 @@ void soak_sample_free(struct soak_sample *smp);
 /* Read every soaker; -1 if one has died or been stopped, which spoils the count. */
 int soak_take(struct soak *m, struct soak_sample *smp);
 
-/* A calibration: the idle system's rate, and how far its samples spread. */
-struct soak_counts {
-	double per_sec;
-	double spread;	/* (max - min) / median of the samples; NAN if not known */
-};
 
 /* Steps a second between two samples: all CPUs, or one (index cpu_i). */
 double soak_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
@@ -84,12 +81,38 @@ double soak_idle_rate(const struct soak_sample *a, const struct soak_sample *b, 
 double soak_idle_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
 
 /*
- * A tare, taken between a and b: the soakers' rate, and the rate they would
- * have had with all of their CPUs. -1, with err naming the CPU, when a soaker
- * had no CPU time in it: there is no idle rate to measure against.
+ * What a transfer's load is measured against: a tare taken just before it,
+ * or, without one, the calibration alone.
+ */
+struct soak_reference {
+	struct soak_counts calibration;	/* ./counts_per_sec */
+	int tared;
+	double rate;		/* the tare's: the soakers' rate */
+	double idle_rate;	/* and the rate they would have had with all their CPUs */
+	double kernel;		/* /proc/stat's busy share in the tare */
+};
+
+/*
+ * A tare, taken between a and b, into ref. -1, with err naming the CPU, when
+ * a soaker had no CPU time in it: there is no idle rate to measure against.
  */
 int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sample *b,
-	      double *rate, double *idle_rate);
+	      struct soak_reference *ref);
+
+/* What a window of the meter says of a transfer. */
+struct soak_figures {
+	double load;		/* the share of the soaked CPUs the transfer took */
+	double kernel;		/* the same, by /proc/stat; NAN if unknown */
+	double demand_us_per_kb;	/* CPU microseconds per KiB sent: load x CPUs x time */
+	uint64_t ns;		/* the window's length */
+};
+
+/*
+ * The figures of a transfer of `bytes` over the window a..b: with a tare,
+ * what it added to what ran before; without one, the whole system's load.
+ */
+void soak_figures(const struct soak_reference *ref, const struct soak_sample *a,
+		  const struct soak_sample *b, int n_cpus, uint64_t bytes, struct soak_figures *f);
 
 /*
  * The lines "cpuN user nice system idle iowait irq softirq steal" of
@@ -115,15 +138,6 @@ double soak_load(double measured_per_sec, double reference_per_sec);
  */
 const char *soak_below_zero(double load, const struct soak_counts *c, char *buf, size_t len);
 
-/*
- * The calibration file: the total steps a second on its first line (the 2001
- * format), "cpus N" on the second and "spread P%" on the third; a 2001 file
- * has the first line only. Reading returns 0, or -1 with a message in err
- * that says what is wrong with the file.
- */
-int soak_read_counts(const char *path, int n_cpus, struct soak_counts *c, char *err,
-		     size_t errlen);
-int soak_write_counts(const char *path, const struct soak_counts *c, int n_cpus);
 
 /*
  * Call each(arg, a, b) for every period of period_ms, a and b being the samples

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The fuzz targets (make fuzz), for a few seconds each: the stream decoder
-# against an independent decoder, whole and in chunks, and the option parser
-# against an independent parser. Skipped where clang cannot build libFuzzer
+# against an independent decoder, whole and in chunks, the option parser
+# against an independent parser, and the calibration file's reader. Skipped where clang cannot build libFuzzer
 # programs.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +29,10 @@ test_stream_decoder_agrees_with_an_independent_decoder() {
 
 test_option_parser_agrees_with_an_independent_parser() {
 	fuzz_briefly opt
+}
+
+test_calibration_reader_accepts_only_well_formed_files() {
+	fuzz_briefly counts
 }
 
 run_tests "$@"

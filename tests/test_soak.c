@@ -12,90 +12,6 @@
 #include "../lib/timing.h"
 #include "check.h"
 
-static char dir[] = "/tmp/test_soak.XXXXXX";
-static char path[64];
-
-static void write_file(const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	fputs(text, f);
-	fclose(f);
-}
-
-static int read_counts(const char *text, int n_cpus, struct soak_counts *c, char *why)
-{
-	write_file(text);
-	return soak_read_counts(path, n_cpus, c, why, 256);
-}
-
-static void counts_round_trip_in_the_2001_format_plus_cpus_and_spread(void)
-{
-	struct soak_counts c = { .per_sec = 6084496.4, .spread = 0.0123 }, got = { 0 };
-	char why[256], text[64] = "";
-	FILE *f;
-
-	CHECK(soak_write_counts(path, &c, 2) == 0);
-	f = fopen(path, "r");
-	CHECK(f && fread(text, 1, sizeof(text) - 1, f) > 0);
-	fclose(f);
-	CHECK_STR(text, "6084496\ncpus 2\nspread 1.23%\n");
-	CHECK(soak_read_counts(path, 2, &got, why, sizeof(why)) == 0);
-	CHECK(got.per_sec == 6084496);
-	CHECK(got.spread > 0.01229 && got.spread < 0.01231);
-}
-
-static void a_file_without_spread_or_cpus_is_accepted(void)
-{
-	struct soak_counts c = { 0 };
-	char why[256];
-
-	CHECK(read_counts("1234567\n", 4, &c, why) == 0 && c.per_sec == 1234567 && isnan(c.spread));
-	CHECK(read_counts("1234567", 1, &c, why) == 0);
-	CHECK(read_counts("1234567\ncpus 1\n", 1, &c, why) == 0 && isnan(c.spread));
-}
-
-static void each_bad_file_has_its_own_message(void)
-{
-	struct soak_counts c = { .per_sec = 42 };
-	char why[256], want[512];
-
-	CHECK(read_counts("", 1, &c, why) == -1);
-	snprintf(want, sizeof(want), "%s is empty: run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("0\ncpus 1\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the calibrated rate is 0: run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("12 34\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle "
-		 "system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("99999999999999999999999\n", 1, &c, why) == -1);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus two\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the second line is not 'cpus N': run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus 1\n", 2, &c, why) == -1);
-	snprintf(want, sizeof(want), "%s was calibrated on 1 CPU and this run uses 2: calibrate with "
-				     "'cyclesoak -C -N 2' or measure with -N 1", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus 1\nspread 1.2\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the third line is not 'spread P%%': run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus 1\nspread 1.2%x\n", 1, &c, why) == -1);
-	CHECK_STR(why, want);
-	unlink(path);
-	CHECK(soak_read_counts(path, 1, &c, why, sizeof(why)) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: No such file or directory: run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(c.per_sec == 42);
-}
-
 static void a_load_below_0_is_measured_against_the_spread(void)
 {
 	struct soak_counts c = { .per_sec = 1, .spread = 0.015 }, old = { .per_sec = 1, .spread = NAN };
@@ -197,17 +113,44 @@ static void a_tare_in_which_a_soaker_had_no_cpu_is_refused(void)
 	struct soak m = { .n_cpus = 2, .cpus = cpus };
 	struct soak_sample a = { .ns = 0, .steps = s1, .cpu_ns = c1 };
 	struct soak_sample b = { .ns = NSEC_PER_SEC / 5, .steps = s2, .cpu_ns = c2 };
-	double rate = -1, idle = -1;
+	struct soak_reference ref = { .rate = -1, .idle_rate = -1 };
 
-	CHECK(soak_tare(&m, &a, &b, &rate, &idle) == -1);
+	CHECK(soak_tare(&m, &a, &b, &ref) == -1);
 	CHECK_STR(m.err, "the tare: the soaker on CPU 3 had no CPU time in 200 ms, so there is no "
 			 "idle rate to measure against: the CPU was busy throughout (a longer -T "
 			 "may find it idle)");
-	CHECK(rate == -1 && idle == -1);
+	CHECK(!ref.tared && ref.rate == -1 && ref.idle_rate == -1);
 	c2[1] = 8;
 	s2[1] = 1;
-	CHECK(soak_tare(&m, &a, &b, &rate, &idle) == 0);
-	CHECK(rate == 2500 + 5 && idle == 2000 + 1e9);
+	CHECK(soak_tare(&m, &a, &b, &ref) == 0);
+	CHECK(ref.tared && ref.rate == 2500 + 5 && ref.idle_rate == 2000 + 1e9);
+}
+
+/* A window's figures: against the tare, or against the calibration alone. */
+static void figures_are_the_load_added_and_its_cpu_time_per_kib(void)
+{
+	uint64_t s1[1] = { 0 }, s2[1] = { 600 }, c1[1] = { 0 }, c2[1] = { NSEC_PER_SEC };
+	struct soak_sample a = { .ns = 0, .steps = s1, .cpu_ns = c1, .stat_busy_ns = 0,
+				 .stat_all_ns = 1 };
+	struct soak_sample b = { .ns = 2 * NSEC_PER_SEC, .steps = s2, .cpu_ns = c2,
+				 .stat_busy_ns = 3 * NSEC_PER_SEC / 2, .stat_all_ns = 2 * NSEC_PER_SEC + 1 };
+	struct soak_reference tared = { .calibration = { .per_sec = 1000 }, .tared = 1,
+					.rate = 400, .idle_rate = 500, .kernel = 0.1 };
+	struct soak_reference file = { .calibration = { .per_sec = 1000 } };
+	struct soak_figures f;
+
+	/* 300 steps a second now: the tare's 400 less that, of 500 with all of the CPU. */
+	soak_figures(&tared, &a, &b, 1, 1024 * 1000, &f);
+	CHECK(fabs(f.load - 0.2) < 1e-9);
+	/* /proc/stat: 1.5 s busy of 2, less the soaker's 1 s, less the tare's 10%. */
+	CHECK(fabs(f.kernel - 0.15) < 1e-9);
+	CHECK_EQ_U64(f.ns, 2 * NSEC_PER_SEC);
+	/* 0.2 of a CPU for 2 s is 400000 us, over 1000 KiB. */
+	CHECK(fabs(f.demand_us_per_kb - 400) < 1e-6);
+	soak_figures(&file, &a, &b, 1, 0, &f);
+	CHECK(fabs(f.load - 0.7) < 1e-9);
+	CHECK(fabs(f.kernel - 0.25) < 1e-9);
+	CHECK(f.demand_us_per_kb == 0);
 }
 
 static void asking_for_more_cpus_than_allowed_is_refused(void)
@@ -278,12 +221,6 @@ static void a_stopped_soaker_is_reported(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		return 1;
-	snprintf(path, sizeof(path), "%s/counts_per_sec", dir);
-	RUN(counts_round_trip_in_the_2001_format_plus_cpus_and_spread);
-	RUN(a_file_without_spread_or_cpus_is_accepted);
-	RUN(each_bad_file_has_its_own_message);
 	RUN(a_load_below_0_is_measured_against_the_spread);
 	RUN(load_is_the_shortfall_from_calibration);
 	RUN(rates_are_per_second_between_samples);
@@ -291,11 +228,10 @@ int main(void)
 	RUN(proc_stat_counts_the_cpus_asked_for_and_not_the_total_line);
 	RUN(proc_stat_ticks_of_a_long_uptime_do_not_wrap);
 	RUN(a_tare_in_which_a_soaker_had_no_cpu_is_refused);
+	RUN(figures_are_the_load_added_and_its_cpu_time_per_kib);
 	RUN(asking_for_more_cpus_than_allowed_is_refused);
 	RUN(soakers_count_and_are_reaped);
 	RUN(a_dead_soaker_is_reported);
 	RUN(a_stopped_soaker_is_reported);
-	unlink(path);
-	rmdir(dir);
 	return CHECK_EXIT();
 }

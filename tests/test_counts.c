@@ -1,0 +1,150 @@
+/* The calibration file: written and read back, every bad file its own message. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/counts.h"
+#include "check.h"
+
+static char dir[] = "/tmp/test_counts.XXXXXX";
+static char path[64];
+
+static void write_file(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	fputs(text, f);
+	fclose(f);
+}
+
+static int read_counts(const char *text, int n_cpus, struct soak_counts *c, char *why)
+{
+	write_file(text);
+	return counts_read(path, n_cpus, c, why, 256);
+}
+
+static void counts_round_trip_in_the_2001_format_plus_cpus_and_spread(void)
+{
+	struct soak_counts c = { .per_sec = 6084496.4, .spread = 0.0123 }, got = { 0 };
+	char why[256], text[64] = "";
+	FILE *f;
+
+	CHECK(counts_write(path, &c, 2) == 0);
+	f = fopen(path, "r");
+	CHECK(f && fread(text, 1, sizeof(text) - 1, f) > 0);
+	fclose(f);
+	CHECK_STR(text, "6084496\ncpus 2\nspread 1.23%\n");
+	CHECK(counts_read(path, 2, &got, why, sizeof(why)) == 0);
+	CHECK(got.per_sec == 6084496);
+	CHECK(got.spread > 0.01229 && got.spread < 0.01231);
+}
+
+static void a_file_without_spread_or_cpus_is_accepted(void)
+{
+	struct soak_counts c = { 0 };
+	char why[256];
+
+	CHECK(read_counts("1234567\n", 4, &c, why) == 0 && c.per_sec == 1234567 && isnan(c.spread));
+	CHECK(read_counts("1234567", 1, &c, why) == 0);
+	CHECK(read_counts("1234567\ncpus 1\n", 1, &c, why) == 0 && isnan(c.spread));
+}
+
+static void each_bad_file_has_its_own_message(void)
+{
+	struct soak_counts c = { .per_sec = 42 };
+	char why[256], want[512];
+
+	CHECK(read_counts("", 1, &c, why) == -1);
+	snprintf(want, sizeof(want), "%s is empty: run 'cyclesoak -C' on an idle system", path);
+	CHECK_STR(why, want);
+	CHECK(read_counts("0\ncpus 1\n", 1, &c, why) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: the calibrated rate is 0: run 'cyclesoak -C' on an idle system", path);
+	CHECK_STR(why, want);
+	CHECK(read_counts("12 34\n", 1, &c, why) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle "
+		 "system", path);
+	CHECK_STR(why, want);
+	CHECK(read_counts("99999999999999999999999\n", 1, &c, why) == -1);
+	CHECK_STR(why, want);
+	CHECK(read_counts("100\ncpus two\n", 1, &c, why) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: the second line is not 'cpus N': run 'cyclesoak -C' on an idle system", path);
+	CHECK_STR(why, want);
+	CHECK(read_counts("100\ncpus 1\n", 2, &c, why) == -1);
+	snprintf(want, sizeof(want), "%s was calibrated on 1 CPU and this run uses 2: calibrate with "
+				     "'cyclesoak -C -N 2' or measure with -N 1", path);
+	CHECK_STR(why, want);
+	CHECK(read_counts("100\ncpus 1\nspread 1.2\n", 1, &c, why) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: the third line is not 'spread P%%': run 'cyclesoak -C' on an idle system", path);
+	CHECK_STR(why, want);
+	CHECK(read_counts("100\ncpus 1\nspread 1.2%x\n", 1, &c, why) == -1);
+	CHECK_STR(why, want);
+	unlink(path);
+	CHECK(counts_read(path, 1, &c, why, sizeof(why)) == -1);
+	snprintf(want, sizeof(want),
+		 "%s: No such file or directory: run 'cyclesoak -C' on an idle system", path);
+	CHECK_STR(why, want);
+	CHECK(c.per_sec == 42);
+}
+
+/* What is parsed from a stream is what is read from a file: the message names the path given. */
+static void a_calibration_parses_from_any_stream(void)
+{
+	static char text[] = "5000\ncpus 3\nspread 0.50%\n";
+	FILE *f = fmemopen(text, strlen(text), "r");
+	struct soak_counts c = { 0 };
+	char why[256];
+
+	CHECK(counts_parse(f, "here", 3, &c, why, sizeof(why)) == 0);
+	CHECK(c.per_sec == 5000 && c.spread > 0.00499 && c.spread < 0.00501);
+	rewind(f);
+	CHECK(counts_parse(f, "here", 2, &c, why, sizeof(why)) == -1);
+	CHECK_STR(why, "here was calibrated on 3 CPUs and this run uses 2: calibrate with "
+		       "'cyclesoak -C -N 2' or measure with -N 3");
+	fclose(f);
+}
+
+/* A NUL byte does not end a line early: "12", NUL, junk is no count of 12. */
+static void a_nul_byte_in_a_line_is_refused(void)
+{
+	static const char text[] = "12\0junk\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	struct soak_counts c = { 0 };
+	char why[256];
+
+	CHECK(counts_parse(f, "here", 1, &c, why, sizeof(why)) == -1);
+	CHECK_STR(why, "here: the first line is not a count of loops/sec: run 'cyclesoak -C' on an "
+		       "idle system");
+	fclose(f);
+}
+
+/* A directory that takes no new file is found out before a calibration, not after. */
+static void a_directory_is_checked_for_writing(void)
+{
+	char missing[128];
+
+	CHECK(counts_check_writable(path) == 0);
+	snprintf(missing, sizeof(missing), "%s/no/such/dir/counts_per_sec", dir);
+	CHECK(counts_check_writable(missing) == -1);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof(path), "%s/counts_per_sec", dir);
+	RUN(counts_round_trip_in_the_2001_format_plus_cpus_and_spread);
+	RUN(a_file_without_spread_or_cpus_is_accepted);
+	RUN(each_bad_file_has_its_own_message);
+	RUN(a_calibration_parses_from_any_stream);
+	RUN(a_nul_byte_in_a_line_is_refused);
+	RUN(a_directory_is_checked_for_writing);
+	unlink(path);
+	rmdir(dir);
+	return CHECK_EXIT();
+}
