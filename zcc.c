@@ -20,6 +20,7 @@
 
 #include "lib/cpu.h"
 #include "lib/json.h"
+#include "lib/meter.h"
 #include "lib/net.h"
 #include "lib/opt.h"
 #include "lib/proto.h"
@@ -43,10 +44,6 @@
 
 /* -T: how long the soakers run on the idle system before the transfer, by default. */
 #define DEFAULT_TARE_MS 1000
-/* The tare and the calibration file may differ this much before zcc says so. */
-#define TARE_DRIFT_WARN 0.02
-/* Below this share of their CPUs in the tare, the system was not idle. */
-#define TARE_BUSY_NOTE 0.98
 
 struct settings {
 	int debug;
@@ -326,21 +323,6 @@ static struct {
 	struct soak *soak;
 } running;
 
-/*
- * -c: the soakers, what the load is measured against, and the samples that
- * bound the transfer's window: its first byte, its last, and zcs's close.
- * The window ends at the close, or at the last byte if zcs did not close.
- */
-struct meter {
-	struct soak soak;
-	struct soak_reference ref;	/* the tare, or ./counts_per_sec alone */
-	char note[200];			/* said after the summary */
-	struct soak_sample at[3];	/* enum moment */
-	int spoiled;			/* a sample after the first failed: no load figure */
-};
-
-enum moment { FIRST_BYTE, LAST_BYTE, CLOSED };
-
 static void __attribute__((noreturn)) meter_failed(struct meter *m)
 {
 	soak_close(&m->soak);
@@ -348,38 +330,13 @@ static void __attribute__((noreturn)) meter_failed(struct meter *m)
 }
 
 /*
- * The meter's samples, all taken here: the first byte's failing ends the run;
- * a later one's spoils the figure, which the run says after its summary.
+ * -c: the meter's samples, all taken here: the first byte's failing ends the
+ * run; a later one's spoils the figures, which the run says after its summary.
  */
-static void meter_mark(struct meter *m, enum moment when)
+static void meter_at(struct meter *m, enum meter_moment when)
 {
-	if (soak_take(&m->soak, &m->at[when]) == 0)
-		return;
-	if (when == FIRST_BYTE)
+	if (meter_mark(m, when) < 0 && when == METER_FIRST_BYTE)
 		meter_failed(m);
-	m->spoiled = 1;
-}
-
-/* -dd: each soaker's share of its CPU and its speed over a window. */
-static void debug_per_cpu(const struct meter *m, const char *window, const struct soak_sample *a,
-			  const struct soak_sample *b)
-{
-	for (int i = 0; i < m->soak.n_cpus; i++)
-		fprintf(stderr,
-			"zcc: %s: CPU %d: the soaker had %.1f%% of it, %.0f loops a second of it\n",
-			window, m->soak.cpus[i], soak_cpu_share_one(a, b, i) * 100,
-			soak_idle_rate_one(a, b, i));
-}
-
-/* Open the meter on the CPUs -N names, or fail as cyclesoak would. */
-static void meter_open(struct soak *soak, const struct settings *s)
-{
-	int rc = soak_open(soak, s->n_cpus, s->debug);
-
-	if (rc == SOAK_TOO_MANY_CPUS)
-		opt_failx("-N %d: %s", s->n_cpus, soak->err);
-	if (rc < 0)
-		errx(1, "%s", soak->err);
 }
 
 /* -C: calibrate exactly as cyclesoak -C does, into the same file. */
@@ -387,8 +344,12 @@ static int run_calibration(const struct settings *s)
 {
 	static volatile sig_atomic_t never;
 	struct soak soak;
+	int rc = soak_open(&soak, s->n_cpus, s->debug);
 
-	meter_open(&soak, s);
+	if (rc == SOAK_TOO_MANY_CPUS)
+		opt_failx("-N %d: %s", s->n_cpus, soak.err);
+	if (rc < 0)
+		errx(1, "%s", soak.err);
 	if (s->n_cpus == 0)
 		soak_announce(&soak);
 	if (soak_calibrate(&soak, 1000, &never) < 0)
@@ -397,66 +358,22 @@ static int run_calibration(const struct settings *s)
 }
 
 /*
- * The tare: the soakers alone on the system, just before the transfer. What
- * they lose to the transfer is measured against it, so neither the
- * calibration's drift since it was made nor a steady load already running
- * counts as the transfer's.
+ * The soakers on every CPU (before zcc is pinned), and the tare. They die
+ * with zcc (PR_SET_PDEATHSIG), and stop_children() reaps them on every exit.
  */
-static void meter_tare(struct meter *m, const struct settings *s)
-{
-	struct soak_reference *ref = &m->ref;
-	struct soak_sample a, b;
-	struct timespec ts = { .tv_sec = s->tare_ms / 1000,
-			       .tv_nsec = s->tare_ms % 1000 * 1000000 };
-	double drift;
-
-	if (soak_sample_init(&m->soak, &a) < 0 || soak_sample_init(&m->soak, &b) < 0)
-		err(1, "allocating samples");
-	if (soak_take(&m->soak, &a) < 0)
-		meter_failed(m);
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-	if (soak_take(&m->soak, &b) < 0 || soak_tare(&m->soak, &a, &b, ref) < 0)
-		meter_failed(m);
-	if (s->debug > 1)
-		debug_per_cpu(m, "tare", &a, &b);
-	drift = ref->idle_rate / ref->calibration.per_sec - 1;
-	if (s->debug)
-		fprintf(stderr, "zcc: tare: %.0f loops/sec, %.0f with all their CPUs "
-				"(%s %+.1f%%), kernel busy %.1f%%\n",
-			ref->rate, ref->idle_rate, SOAK_COUNTS_FILE, drift * 100, ref->kernel * 100);
-	if (fabs(drift) > TARE_DRIFT_WARN)
-		warnx("warning: the tare (%.0f loops/sec) is %+.1f%% off %s (%.0f): the "
-		      "calibration has drifted; the load is measured against the tare",
-		      ref->idle_rate, drift * 100, SOAK_COUNTS_FILE, ref->calibration.per_sec);
-	if (ref->rate < TARE_BUSY_NOTE * ref->idle_rate)
-		warnx("note: the system was %.1f%% busy before the transfer; the load shown is "
-		      "what the transfer added", (1 - ref->rate / ref->idle_rate) * 100);
-	soak_sample_free(&a);
-	soak_sample_free(&b);
-}
-
-/*
- * Read the calibration and start the soakers (on every CPU, before zcc is
- * pinned); they die with zcc (PR_SET_PDEATHSIG), and stop_children() reaps
- * them on every exit.
- */
-static struct meter *meter_start(const struct settings *s)
+static struct meter *start_meter(const struct settings *s)
 {
 	struct meter *m = calloc(1, sizeof(*m));
+	int rc;
 
 	if (!m)
 		err(1, "calloc");
-	meter_open(&m->soak, s);
-	if (counts_read(SOAK_COUNTS_FILE, m->soak.n_cpus, &m->ref.calibration, m->soak.err,
-			     sizeof(m->soak.err)) < 0)
-		errx(1, "%s", m->soak.err);
 	running.soak = &m->soak;
-	if (soak_start(&m->soak) < 0)
+	rc = meter_start(m, s->n_cpus, s->debug);
+	if (rc == SOAK_TOO_MANY_CPUS)
+		opt_failx("-N %d: %s", s->n_cpus, m->soak.err);
+	if (rc < 0)
 		meter_failed(m);
-	for (int i = 0; i < 3; i++)
-		if (soak_sample_init(&m->soak, &m->at[i]) < 0)
-			err(1, "allocating samples");
 	return m;
 }
 
@@ -471,24 +388,6 @@ struct summary {
 	int metered;		/* -c, and the meter worked throughout */
 	struct soak_figures fig;	/* the meter's */
 };
-
-/*
- * The meter's figures (lib/soak's): the system load the transfer added, its
- * service demand, and the same load as /proc/stat counted it; a load below 0
- * gets a note saying what it means.
- */
-static void meter_figures(struct meter *m, struct summary *sum)
-{
-	const struct soak_sample *end = &m->at[sum->confirmed ? CLOSED : LAST_BYTE];
-	char why[160];
-	const char *below;
-
-	soak_figures(&m->ref, &m->at[FIRST_BYTE], end, m->soak.n_cpus, sum->bytes, &sum->fig);
-	below = soak_below_zero(sum->fig.load, &m->ref.calibration, why, sizeof(why));
-	if (below)
-		snprintf(m->note, sizeof(m->note), "the load measured, %.1f%%, is %s",
-			 sum->fig.load * 100, below);
-}
 
 static double timeval_secs(struct timeval tv)
 {
@@ -691,7 +590,7 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	if (!alone)
 		wait_for_the_others(line);
 	else if (m)
-		meter_mark(m, FIRST_BYTE);
+		meter_at(m, METER_FIRST_BYTE);
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
 	tx_send_stream(snd, s->loops, files, n_files, s->debug);
@@ -699,12 +598,12 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	if (!alone)
 		tell_the_parent(line);
 	else if (m)
-		meter_mark(m, LAST_BYTE);
+		meter_at(m, METER_LAST_BYTE);
 	unconfirmed = tx_await_close(snd, s->close_wait_secs);
 	if (!unconfirmed) {
 		end = timing_now_ns();
 		if (m && alone)
-			meter_mark(m, CLOSED);
+			meter_at(m, METER_CLOSED);
 	}
 	getrusage(RUSAGE_SELF, &ru1);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
@@ -923,7 +822,7 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	/* A stream that fails to connect exits: its pipe reads as ended, not ready. */
 	hear_from_each(out, s->streams);
 	if (m)
-		meter_mark(m, FIRST_BYTE);
+		meter_at(m, METER_FIRST_BYTE);
 	getrusage(RUSAGE_CHILDREN, &ru0);
 	start = timing_now_ns();
 	/* EPIPE: every stream has failed already. */
@@ -932,7 +831,7 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	close(go[1]);
 	hear_from_each(out, s->streams);
 	if (m)
-		meter_mark(m, LAST_BYTE);
+		meter_at(m, METER_LAST_BYTE);
 	*total = (struct summary){ .confirmed = 1 };
 	for (long i = 0; i < s->streams; i++) {
 		int status;
@@ -955,7 +854,7 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 			end = streams[i].end_ns;
 	}
 	if (m && total->confirmed)
-		meter_mark(m, CLOSED);
+		meter_at(m, METER_CLOSED);
 	total->ns = end > start ? end - start : 0;
 	getrusage(RUSAGE_CHILDREN, &ru1);
 	total->user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime);
@@ -985,12 +884,9 @@ static void report(const struct settings *s, struct meter *m, size_t n_files,
 {
 	int meter_ok = !m || !m->spoiled;
 
-	if (m && meter_ok && s->debug > 1)
-		debug_per_cpu(m, "transfer", &m->at[FIRST_BYTE],
-			      &m->at[sum->confirmed ? CLOSED : LAST_BYTE]);
 	sum->metered = m && meter_ok && !failed;
 	if (sum->metered)
-		meter_figures(m, sum);
+		meter_figures(m, sum->confirmed, sum->bytes, &sum->fig);
 	if (s->json)
 		print_summary_json(s, m, n_files, streams, failed, sum);
 	else if (s->streams > 1)
@@ -1042,11 +938,11 @@ int main(int argc, char **argv)
 	}
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
-		m = meter_start(&s);
+		m = start_meter(&s);
 	if (s.n_cpu_list == 1 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
-	if (m && s.tare_ms > 0)
-		meter_tare(m, &s);
+	if (m && s.tare_ms > 0 && meter_tare(m, s.tare_ms) < 0)
+		meter_failed(m);
 	if (s.streams > 1)
 		failed = run_parallel(&s, m, files, n_files, streams, &sum);
 	else

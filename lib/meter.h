@@ -1,0 +1,50 @@
+/*
+ * meter: what a transfer costs the whole system in CPU, by the soakers (see
+ * soak): the soakers on the CPUs asked for, an idle reference (a tare taken
+ * just before the transfer, or ./counts_per_sec alone), samples at the
+ * transfer's first byte, its last and the peer's close, and the figures of
+ * the window between them. zcc -c uses it; so can any end of a transfer.
+ * Failures return -1 with a one-line reason in soak.err.
+ */
+#ifndef ZC_METER_H
+#define ZC_METER_H
+
+#include <stdint.h>
+
+#include "soak.h"
+
+/* The moments a transfer is sampled at; its window ends at the close, or at the last byte. */
+enum meter_moment { METER_FIRST_BYTE, METER_LAST_BYTE, METER_CLOSED };
+
+struct meter {
+	struct soak soak;
+	struct soak_reference ref;	/* the tare, or ./counts_per_sec alone */
+	struct soak_sample at[3];	/* enum meter_moment */
+	int spoiled;			/* a sample after the first failed: no figures */
+	int debug;
+	char note[200];			/* what a load below 0 means, for after the summary */
+};
+
+/*
+ * Open the soakers on n_cpus CPUs (0: all this process may run on), read the
+ * calibration for them, and start them. 0, -1, or SOAK_TOO_MANY_CPUS.
+ */
+int meter_start(struct meter *m, int n_cpus, int debug);
+
+/*
+ * The tare: the soakers alone on the system for tare_ms. Warns on stderr when
+ * it is more than 2% off the calibration, and when the system was busy.
+ */
+int meter_tare(struct meter *m, long tare_ms);
+
+/* A sample at a moment: 0, or -1 (after the first byte, the figures are spoiled). */
+int meter_mark(struct meter *m, enum meter_moment when);
+
+/*
+ * The figures of a transfer of `bytes` whose peer closed (confirmed) or not,
+ * and m->note when the load is below 0. With debug > 1, each soaker's share
+ * of the window on stderr.
+ */
+void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_figures *f);
+
+#endif

@@ -1,0 +1,79 @@
+/* The meter: started from a calibration, tared, marked, and its figures and note. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/meter.h"
+#include "../lib/timing.h"
+#include "check.h"
+
+static char dir[] = "/tmp/test_meter.XXXXXX";
+
+/* The window's end is the close when the peer closed, else the last byte; below 0 is noted. */
+static void figures_end_the_window_at_the_close_or_the_last_byte(void)
+{
+	uint64_t s0[1] = { 0 }, s1[1] = { 150 }, s2[1] = { 200 }, c[3][1] = { { 0 }, { 1 }, { 2 } };
+	struct meter m = { .soak = { .n_cpus = 1 },
+			   .ref = { .calibration = { .per_sec = 100, .spread = 0.01 } } };
+	struct soak_figures f;
+
+	m.at[METER_FIRST_BYTE] = (struct soak_sample){ .ns = 0, .steps = s0, .cpu_ns = c[0] };
+	m.at[METER_LAST_BYTE] = (struct soak_sample){ .ns = NSEC_PER_SEC, .steps = s1, .cpu_ns = c[1] };
+	m.at[METER_CLOSED] = (struct soak_sample){ .ns = 2 * NSEC_PER_SEC, .steps = s2,
+						   .cpu_ns = c[2] };
+	/* Closed: 200 steps in 2 s against 100 a second, no load; unconfirmed: 150 in 1 s. */
+	meter_figures(&m, 1, 1024, &f);
+	CHECK(f.load == 0 && f.ns == 2 * NSEC_PER_SEC && m.note[0] == '\0');
+	meter_figures(&m, 0, 1024, &f);
+	CHECK(f.load == -0.5 && f.ns == NSEC_PER_SEC);
+	CHECK_STR(m.note, "the load measured, -50.0%, is below 0 by more than the calibration's "
+			  "spread of 1.0 points: recalibrate on an idle system");
+}
+
+/* Without ./counts_per_sec the meter does not start, and says so. */
+static void a_missing_calibration_is_an_error(void)
+{
+	struct meter m = { 0 };
+
+	CHECK(meter_start(&m, 1, 0) == -1);
+	CHECK_STR(m.soak.err, "./counts_per_sec: No such file or directory: run 'cyclesoak -C' on "
+			      "an idle system");
+	soak_close(&m.soak);
+}
+
+/* Started, tared, marked at each moment: the figures are numbers. */
+static void a_tared_window_gives_figures(void)
+{
+	struct meter m = { 0 };
+	struct soak_figures f;
+	FILE *cal = fopen("counts_per_sec", "w");
+
+	CHECK(cal && fputs("3000000\ncpus 1\nspread 1.00%\n", cal) >= 0 && fclose(cal) == 0);
+	if (meter_start(&m, 1, 0) < 0) {
+		CHECK(!"meter_start");
+		printf("#   %s\n", m.soak.err);
+		return;
+	}
+	CHECK(meter_tare(&m, 100) == 0 && m.ref.tared && m.ref.idle_rate > 0);
+	CHECK(meter_mark(&m, METER_FIRST_BYTE) == 0);
+	usleep(50000);
+	CHECK(meter_mark(&m, METER_LAST_BYTE) == 0);
+	CHECK(meter_mark(&m, METER_CLOSED) == 0 && !m.spoiled);
+	meter_figures(&m, 1, 1 << 20, &f);
+	CHECK(isfinite(f.load) && f.load > -1 && f.load <= 1 && f.ns >= 50000000);
+	soak_close(&m.soak);
+	unlink("counts_per_sec");
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir) || chdir(dir) < 0)
+		return 1;
+	RUN(figures_end_the_window_at_the_close_or_the_last_byte);
+	RUN(a_missing_calibration_is_an_error);
+	RUN(a_tared_window_gives_figures);
+	rmdir(dir);
+	return CHECK_EXIT();
+}
