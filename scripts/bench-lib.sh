@@ -1,6 +1,7 @@
 # The benchmark scripts' library, shared by scripts/zc-matrix, compare-iperf3,
 # compare-defaults and observer-effect (and, for its ports, by the tests):
-# free ports, zcs started, waited for and stopped by PID, the 2001 file set
+# free ports, the CPUs and host a run has, zcs started, waited for and
+# stopped by PID, the 2001 file set
 # and a large file in the page cache, one zcc run measured as zcs counted it,
 # and medians. Sourcing it only defines functions; a script calls bench_init
 # (after `set -eu`) for the scratch directory, the clean-up and the build, and
@@ -31,6 +32,17 @@ bench_cleanup() {
 	rm -rf "$work"
 }
 
+# affinity_cpus: the CPUs in this shell's affinity mask, one a line.
+affinity_cpus() {
+	taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+		awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }'
+}
+
+# bench_host_line [CPUS]: the "#" line of when and where a benchmark ran.
+bench_host_line() {
+	echo "# $(date -u '+%Y-%m-%d'), $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), ${1:-$(nproc)} CPUs"
+}
+
 # bench_die MESSAGE: the script's name, the message, exit 1.
 bench_die() {
 	echo "$(basename "$0"): $*" >&2
@@ -56,11 +68,11 @@ random_port() {
 	echo $((10000 + RANDOM % (low - 10000)))
 }
 
-# start_zcs PORT OUT [ARGS...]: a zcs on PORT writing its stdout to OUT and
+# bench_start_zcs PORT OUT [ARGS...]: a zcs on PORT writing its stdout to OUT and
 # its stderr to OUT.err, run under bench_zcs_prefix (e.g. ip netns exec),
 # and waited for until it listens; the command line is printed as a "#" line.
 # A zcs that refuses its arguments or its port ends the script, with its words.
-start_zcs() {
+bench_start_zcs() {
 	local port=$1 out=$2
 	shift 2
 	echo "# ${bench_zcs_prefix[*]}${bench_zcs_prefix:+ }$ROOT/zcs -d -p $port -t 3600 $*" | sed 's/ *$//'

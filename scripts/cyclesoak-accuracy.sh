@@ -36,10 +36,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cpus=$(taskset -pc $$ | sed 's/.*: //')
-ncpus=$(nproc)
-first_cpu=${cpus%%[-,]*}
-echo "# $(date -u '+%Y-%m-%d'), $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $ncpus CPUs"
+. "$root/scripts/bench-lib.sh"
+first_cpu=$(affinity_cpus | head -n 1)
+bench_host_line
 echo "# cyclesoak -C -p $cal_period; then per row: loadgen -c $first_cpu -f LOAD in its own session, cyclesoak -1 -k -p $period"
 (cd "$work" && "$root/cyclesoak" -C -p "$cal_period" | tail -n 1 | sed 's/^/# /')
 

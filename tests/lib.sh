@@ -1,58 +1,13 @@
-# Shared by the end-to-end tests. A test file defines functions named test_*
-# and ends with `run_tests "$@"`. Each test runs in a fresh bash under a time
-# limit, with set -eu, its own temporary directory in $T, and every process it
-# started through these helpers killed by PID when it ends.
-#
-# A test passes by returning 0, fails with `fail "why"` (or any failing
-# command), and skips with `skip "why"`.
+# Shared by the end-to-end tests: the harness (tests/harness.sh), and the
+# helpers that start zcs and the capture peer, build files and streams
+# independently of zc, and check zcc's and zcs's output and failures.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# random_port and free_port come from the benchmarks' library (which sourced
-# alone only defines functions); start_zcs below is the tests' own.
+# random_port, free_port and affinity_cpus come from the benchmarks' library
+# (which sourced alone only defines functions).
 . "$ROOT/scripts/bench-lib.sh"
+. "$ROOT/tests/harness.sh"
 HELPERS="$ROOT/build/tests"
-TEST_TIMEOUT=${TEST_TIMEOUT:-90}
-PIDS=()
-
-fail() {
-	echo "# $*" >&2
-	exit 1
-}
-
-skip() {
-	echo "# skip: $*" >&2
-	exit 77
-}
-
-# Remember a PID to kill when the test ends.
-started() {
-	PIDS+=("$1")
-}
-
-cleanup() {
-	local pid kid
-	for pid in "${PIDS[@]}"; do
-		# A zcs's children are its own connection servers: stop them too.
-		for kid in $(pgrep -P "$pid" 2>/dev/null); do
-			kill -9 "$kid" 2>/dev/null || true
-		done
-		kill -9 "$pid" 2>/dev/null || true
-	done
-	for pid in "${PIDS[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$T"
-}
-
-# wait_until SECS COMMAND...: poll every 50 ms until COMMAND succeeds; 1 on timeout.
-wait_until() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$deadline" ] || return 1
-		sleep 0.05
-	done
-}
 
 # start_zcs [ARGS...]: start zcs -d on a free port; sets ZCS_PID, PORT, and
 # $T/zcs.out and $T/zcs.err for its stdout and stderr.
@@ -192,14 +147,6 @@ usage_error() {
 	return 0
 }
 
-expect_eq() {
-	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
-}
-
-expect_match() {
-	printf '%s\n' "$1" | grep -Eq -- "$2" || fail "${3:-output} '$1' does not match /$2/"
-}
-
 # A receiver slow enough that a 4 MiB file takes about a second to send.
 start_slow_capture() {
 	"$HELPERS/capture" -r 4096 -s 5000 "$T/wire" >"$T/port" &
@@ -297,37 +244,9 @@ zombies_of() {
 	ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/' || true
 }
 
-run_tests() {
-	local name rc reason
-	if [ "${1:-}" = "--one" ]; then
-		set -eu
-		T=$(mktemp -d)
-		trap cleanup EXIT
-		trap 'exit 143' TERM
-		"$2"
-		return
-	fi
-	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
-		out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
-		rc=$?
-		case "$rc" in
-		0) echo "ok $(basename "$0"): $name" ;;
-		77)
-			reason=$(printf '%s\n' "$out" | grep '^# skip: ' | tail -n 1)
-			echo "skip $(basename "$0"): $name: ${reason#\# skip: }"
-			;;
-		124 | 137) printf 'FAIL %s: %s: timed out after %ss\n%s\n' "$(basename "$0")" "$name" \
-			"$TEST_TIMEOUT" "$(printf '%s\n' "$out" | sed 's/^/#   /')" ;;
-		*) printf 'FAIL %s: %s (exit %s)\n%s\n' "$(basename "$0")" "$name" "$rc" \
-			"$(printf '%s\n' "$out" | sed 's/^/#   /')" ;;
-		esac
-	done
-}
-
 # CPUs in this shell's affinity mask: what cyclesoak soaks by default.
 allowed_cpus() {
-	taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
-		awk -F- '{ if (NF == 2) n += $2 - $1 + 1; else n++ } END { print n }'
+	affinity_cpus | wc -l
 }
 
 # calibrate_here: a quick calibration into $T/counts_per_sec (cyclesoak -C -m 100).

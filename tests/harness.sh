@@ -1,0 +1,85 @@
+# The end-to-end tests' harness. A test file defines functions named test_*
+# and ends with `run_tests "$@"`. Each test runs in a fresh bash under a time
+# limit, with set -eu, its own temporary directory in $T, and every process it
+# started (and told `started` of) killed by PID when it ends.
+#
+# A test passes by returning 0, fails with `fail "why"` (or any failing
+# command), and skips with `skip "why"`.
+
+TEST_TIMEOUT=${TEST_TIMEOUT:-90}
+PIDS=()
+
+fail() {
+	echo "# $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "# skip: $*" >&2
+	exit 77
+}
+
+# Remember a PID to kill when the test ends.
+started() {
+	PIDS+=("$1")
+}
+
+cleanup() {
+	local pid kid
+	for pid in "${PIDS[@]}"; do
+		# A zcs's children are its own connection servers: stop them too.
+		for kid in $(pgrep -P "$pid" 2>/dev/null); do
+			kill -9 "$kid" 2>/dev/null || true
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$T"
+}
+
+# wait_until SECS COMMAND...: poll every 50 ms until COMMAND succeeds; 1 on timeout.
+wait_until() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
+expect_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+
+expect_match() {
+	printf '%s\n' "$1" | grep -Eq -- "$2" || fail "${3:-output} '$1' does not match /$2/"
+}
+
+run_tests() {
+	local name rc reason
+	if [ "${1:-}" = "--one" ]; then
+		set -eu
+		T=$(mktemp -d)
+		trap cleanup EXIT
+		trap 'exit 143' TERM
+		"$2"
+		return
+	fi
+	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
+		out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
+		rc=$?
+		case "$rc" in
+		0) echo "ok $(basename "$0"): $name" ;;
+		77)
+			reason=$(printf '%s\n' "$out" | grep '^# skip: ' | tail -n 1)
+			echo "skip $(basename "$0"): $name: ${reason#\# skip: }"
+			;;
+		124 | 137) printf 'FAIL %s: %s: timed out after %ss\n%s\n' "$(basename "$0")" "$name" \
+			"$TEST_TIMEOUT" "$(printf '%s\n' "$out" | sed 's/^/#   /')" ;;
+		*) printf 'FAIL %s: %s (exit %s)\n%s\n' "$(basename "$0")" "$name" "$rc" \
+			"$(printf '%s\n' "$out" | sed 's/^/#   /')" ;;
+		esac
+	done
+}
