@@ -32,6 +32,29 @@ bench_cleanup() {
 	rm -rf "$work"
 }
 
+# zcc's send modes, as its table (tx/) lists them; t_man.sh checks that they are.
+BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc
+
+# bench_unconverged RUNS_CSV WIDTH: a line for each cell of a zc-matrix runs
+# CSV whose service demand's interval is wider than WIDTH% of its median;
+# nothing when every cell has converged. Columns are read by name.
+bench_unconverged() {
+	awk -F, -v width="$2" "$(cat "$(dirname "${BASH_SOURCE[0]}")/stats.awk")"'
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{
+		key = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"]
+		d[key] = d[key] " " $c["demand_us_per_kb"]
+	}
+	END {
+		for (k in d) {
+			split(stats(d[k]), s, " ")
+			w = s[1] ? 100 * (s[3] - s[2]) / s[1] : 0
+			if (w > width)
+				printf "%s (demand interval %.1f%% wide)\n", k, w
+		}
+	}' "$1"
+}
+
 # affinity_cpus: the CPUs in this shell's affinity mask, one a line.
 affinity_cpus() {
 	taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |

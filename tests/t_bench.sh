@@ -181,6 +181,37 @@ test_matrix_netns_runs_across_a_veth_pair() {
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
 }
 
+# The report is made from the runs CSV alone: zc-report of a saved CSV prints
+# exactly what zc-matrix printed after its runs, and the runner said where it
+# was, cell by cell.
+test_report_of_a_saved_runs_csv_is_the_runners_own() {
+	matrix --modes sendfile,send --bufsizes 4096 --placements none --rounds 2 --loops 5
+	expect_eq "$(grep -c '^# round [12] of 2, cell [1-2] of 2, ' "$T/table")" 4 "progress lines: $(cat "$T/table")"
+	grep -qx '# round 1 of 2, cell 1 of 2, time left unknown' "$T/table" || fail "no first progress line"
+	grep -q -E '^# round 2 of 2, cell 2 of 2, about [0-9]+ s left$' "$T/table" || fail "no time left"
+	cp "$T/out/zc-matrix-runs.csv" "$T/saved.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/out/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(cat "$T/report")" "$(sed -n '/^# 2 rounds; /,$p' "$T/table" | sed '1i\\')" "the report"
+	cmp -s "$T/saved.csv" "$T/out/zc-matrix-runs.csv" || fail "the report changed the runs CSV"
+	# Columns are read by name: the same runs in another column order report the same.
+	awk -F, -v OFS=, '{ t = $2; $2 = $16; $16 = t; print }' "$T/saved.csv" >"$T/swapped.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/swapped.csv" >"$T/report2" 2>"$T/err" ||
+		fail "zc-report of the swapped CSV failed: $(cat "$T/err")"
+	expect_eq "$(sed 's|swapped.csv|out/zc-matrix-runs.csv|' "$T/report2")" "$(cat "$T/report")" "the report of the swapped columns"
+}
+
+test_report_names_what_is_wrong_with_its_input() {
+	local rc=0
+	printf 'round,mode\n1,send\n' >"$T/bad.csv"
+	bash "$ROOT/scripts/zc-report" "$T/bad.csv" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zc-report: $T/bad.csv: no column 'bufsize'"
+	rc=0
+	bash "$ROOT/scripts/zc-report" "$T/none.csv" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/none.csv: cannot be read"
+}
+
 # scripts/compare-defaults, tiny: four tables, a row per setting with a median,
 # a ratio to the first row and the rounds, and every zcs and zcc command line.
 test_compare_defaults_prints_its_four_tables() {

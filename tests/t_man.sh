@@ -63,8 +63,8 @@ test_every_list_of_send_modes_is_the_table() {
 	[ -n "$table" ] || fail "no list of modes from zcc"
 	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcc.1" | paste -sd, | sed 's/,/, /g')" "$table" \
 		"zcc.1's modes"
-	expect_eq "$(sed -n 's/^all_modes=//p' "$ROOT/scripts/zc-matrix" | sed 's/,/, /g')" "$table" \
-		"zc-matrix's modes"
+	expect_eq "$(sed -n 's/^BENCH_SEND_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$table" \
+		"the benchmarks' modes"
 }
 
 # -o keeps make from rebuilding the programs (a sanitized test run stays sanitized).
