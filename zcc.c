@@ -144,11 +144,53 @@ static void check_buffer_memory(const struct settings *s)
 			  bytes / gib, host / gib);
 }
 
+/* What one option means for another, once all are read. */
+static void check_options(struct settings *s, const char *given, const char *mode_arg, int argc,
+			  char **argv)
+{
+	int given_S = strchr(given, 'S') != NULL, given_w = strchr(given, 'w') != NULL;
+
+	if (given_w && !given_S)
+		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
+	if (s->calibrate_only)
+		check_calibrate_alone(given, argc, argv);
+	if (strchr(given, 'T') && !s->measure_cpu)
+		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
+	if (s->n_cpus && !s->measure_cpu && !s->calibrate_only)
+		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
+	if (given_S) {
+		const struct send_mode *m = find_mode(given_w ? "write" : "send");
+
+		if (mode_arg && s->mode != m)
+			opt_failx("-m %s conflicts with -S%s", mode_arg, given_w ? " -w" : "");
+		s->mode = m;
+	}
+	if (s->n_cpu_list > 1 && s->streams == 1)
+		opt_failx("-B %d,...: a list of CPUs is for -P streams, one CPU each in turn",
+			  s->cpu_list[0]);
+	/* A corked partial segment waits up to 200 ms, and the zero-copy buffer under it too. */
+	if (s->cork && s->mode->counts_copies)
+		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
+			  "for up to 200 ms, and the buffer under it until then", s->mode->name);
+	if (strchr(given, 'q') && !s->mode->queued)
+		opt_failx("-q needs -m %s (mode %s sends one chunk at a time)", tx_mode_names(1),
+			  s->mode->name);
+	check_buffer_memory(s);
+	if (s->calibrate_only)
+		return;
+	if (!s->server)
+		opt_failx("-s server is required");
+	if (optind == argc)
+		opt_failx("no files to send");
+	s->paths = argv + optind;
+	s->n_paths = argc - optind;
+}
+
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	const char *mode_arg = NULL;
 	char given[64] = "";
-	int opt_S = 0, opt_w = 0, opt_T = 0, opt_q = 0, c;
+	int c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
@@ -206,7 +248,6 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->streams = opt_long(c, optarg, 1, MAX_STREAMS);
 			break;
 		case 'q':
-			opt_q = 1;
 			s->depth = opt_long(c, optarg, 1, TX_MAX_DEPTH);
 			break;
 		case 's':
@@ -215,14 +256,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->server = optarg;
 			break;
 		case 'S':
-			opt_S = 1;
+		case 'w':
+			/* In given: check_options() sets the mode from them. */
 			break;
 		case 'T':
-			opt_T = 1;
 			s->tare_ms = opt_long(c, optarg, 0, 60000);
-			break;
-		case 'w':
-			opt_w = 1;
 			break;
 		case 'W':
 			s->close_wait_secs = opt_long(c, optarg, 1, 3600);
@@ -231,40 +269,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_fail_getopt(c, optopt);
 		}
 	}
-	if (opt_w && !opt_S)
-		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
-	if (s->calibrate_only)
-		check_calibrate_alone(given, argc, argv);
-	if (opt_T && !s->measure_cpu)
-		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
-	if (s->n_cpus && !s->measure_cpu && !s->calibrate_only)
-		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
-	if (opt_S) {
-		const struct send_mode *m = find_mode(opt_w ? "write" : "send");
-
-		if (mode_arg && s->mode != m)
-			opt_failx("-m %s conflicts with -S%s", mode_arg, opt_w ? " -w" : "");
-		s->mode = m;
-	}
-	if (s->n_cpu_list > 1 && s->streams == 1)
-		opt_failx("-B %d,...: a list of CPUs is for -P streams, one CPU each in turn",
-			  s->cpu_list[0]);
-	/* A corked partial segment waits up to 200 ms, and the zero-copy buffer under it too. */
-	if (s->cork && s->mode->counts_copies)
-		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
-			  "for up to 200 ms, and the buffer under it until then", s->mode->name);
-	if (opt_q && !s->mode->queued)
-		opt_failx("-q needs -m %s (mode %s sends one chunk at a time)", tx_mode_names(1),
-			  s->mode->name);
-	check_buffer_memory(s);
-	if (s->calibrate_only)
-		return;
-	if (!s->server)
-		opt_failx("-s server is required");
-	if (optind == argc)
-		opt_failx("no files to send");
-	s->paths = argv + optind;
-	s->n_paths = argc - optind;
+	check_options(s, given, mode_arg, argc, argv);
 }
 
 /*
