@@ -41,6 +41,13 @@ int meter_start(struct meter *m, int n_cpus, int debug)
 	return 0;
 }
 
+void meter_close(struct meter *m)
+{
+	for (int i = 0; i < 3; i++)
+		soak_sample_free(&m->at[i]);
+	soak_close(&m->soak);
+}
+
 /*
  * What the soakers lose to the transfer is measured against the tare, so
  * neither the calibration's drift since it was made nor a steady load already

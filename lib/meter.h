@@ -37,6 +37,9 @@ int meter_start(struct meter *m, int n_cpus, int debug);
  */
 int meter_tare(struct meter *m, long tare_ms);
 
+/* Stop and reap the soakers and free what meter_start() took. */
+void meter_close(struct meter *m);
+
 /* A sample at a moment: 0, or -1 (after the first byte, the figures are spoiled). */
 int meter_mark(struct meter *m, enum meter_moment when);
 

@@ -40,7 +40,7 @@ static void a_missing_calibration_is_an_error(void)
 	CHECK(meter_start(&m, 1, 0) == -1);
 	CHECK_STR(m.soak.err, "./counts_per_sec: No such file or directory: run 'cyclesoak -C' on "
 			      "an idle system");
-	soak_close(&m.soak);
+	meter_close(&m);
 }
 
 /* Started, tared, marked at each moment: the figures are numbers. */
@@ -63,7 +63,7 @@ static void a_tared_window_gives_figures(void)
 	CHECK(meter_mark(&m, METER_CLOSED) == 0 && !m.spoiled);
 	meter_figures(&m, 1, 1 << 20, &f);
 	CHECK(isfinite(f.load) && f.load > -1 && f.load <= 1 && f.ns >= 50000000);
-	soak_close(&m.soak);
+	meter_close(&m);
 	unlink("counts_per_sec");
 }
 
