@@ -298,12 +298,18 @@ test_known_load_is_measured_and_not_starved() {
 # The meter and the kernel's count of the same period agree: near 0 on an
 # idle machine, and on the load of a busy one.
 test_the_meter_agrees_with_the_kernel_on_the_system_as_it_is() {
-	local got
-	calibrate_here
-	got=$(cd "$T" && "$ROOT/cyclesoak" -1 -k -m 1000)
-	expect_match "$got" '^-?[0-9]+\.[0-9] -?[0-9]+\.[0-9]$'
-	awk -v load="${got% *}" -v kernel="${got#* }" 'BEGIN { d = load - kernel; exit !(d < 8 && d > -8) }' ||
-		fail "the meter measured ${got% *}%, the kernel ${got#* }%"
+	local got try
+	# A calibration of 100 ms periods can fall in one of this VM's noisy
+	# phases: a second calibration and sample must then agree.
+	for try in 1 2; do
+		calibrate_here
+		got=$(cd "$T" && "$ROOT/cyclesoak" -1 -k -m 1000)
+		expect_match "$got" '^-?[0-9]+\.[0-9] -?[0-9]+\.[0-9]$'
+		awk -v load="${got% *}" -v kernel="${got#* }" 'BEGIN { d = load - kernel; exit !(d < 8 && d > -8) }' &&
+			return 0
+		echo "# try $try: the meter measured ${got% *}%, the kernel ${got#* }%" >&2
+	done
+	fail "the meter measured ${got% *}%, the kernel ${got#* }%, twice"
 }
 
 run_tests "$@"

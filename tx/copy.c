@@ -35,7 +35,6 @@ static void send_data_copy(struct sender *snd, int fd, const struct tx_file *f)
 	}
 }
 
-
 const struct send_mode tx_sendfile = { .name = "sendfile", .send_data = send_data_sendfile,
 				       .io = NET_IO_SEND };
 const struct send_mode tx_send = { .name = "send", .setup = tx_setup_buffers,

@@ -42,6 +42,5 @@ static void send_data_splice(struct sender *snd, int fd, const struct tx_file *f
 	}
 }
 
-
 const struct send_mode tx_splice = { .name = "splice", .setup = setup_splice,
 				     .send_data = send_data_splice, .chunked = 1, .io = NET_IO_SEND };

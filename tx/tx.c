@@ -145,8 +145,6 @@ void tx_sender_close(struct sender *snd)
 	close(snd->sock);
 }
 
-
-
 /*
  * One file: its length as it is now, then its data. The file is opened
  * without blocking (it might have become a FIFO), and then set to block

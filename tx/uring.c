@@ -226,7 +226,6 @@ static void finish_uring(struct sender *snd)
 			uring_reap_one(snd, rd, sd);
 }
 
-
 const struct send_mode tx_uring = { .name = "uring", .setup = setup_uring,
 				    .send_data = send_data_uring, .chunked = 1, .queued = 1,
 				    .io = NET_IO_SEND, .uring_op = IORING_OP_SEND };

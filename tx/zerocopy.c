@@ -228,7 +228,6 @@ static void finish_zerocopy(struct sender *snd)
 	zc_wait(snd, NULL);
 }
 
-
 const struct send_mode tx_zerocopy = { .name = "zerocopy", .setup = setup_zerocopy,
 				       .connected = connected_zerocopy,
 				       .send_data = send_data_zerocopy, .finish = finish_zerocopy,
