@@ -142,27 +142,13 @@ static void zc_wait_any(struct sender *snd)
 		zc_poll(snd, deadline);
 }
 
-/*
- * ENOBUFS with no send of this stream's outstanding: the pages are over
- * RLIMIT_MEMLOCK, which every process of this user shares (another stream of
- * -P, say), so wait for theirs to come back, -W at most from the first
- * refusal. Then the limits, named.
- */
-static void zc_wait_for_others(struct sender *snd, uint64_t *deadline)
+/* Refused for -W: the limits that refused it, named. */
+static void __attribute__((noreturn)) zc_refused(const struct sender *snd)
 {
-	struct pollfd pfd = { .fd = snd->sock };
 	rlim_t limit = pin_limit();
 	char optmem[32] = "?";
-	FILE *f;
+	FILE *f = fopen("/proc/sys/net/core/optmem_max", "r");
 
-	if (!*deadline)
-		*deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
-	if (timing_now_ns() < *deadline) {
-		if (poll(&pfd, 1, 1) < 0 && errno != EINTR)
-			err(1, "poll");
-		return;
-	}
-	f = fopen("/proc/sys/net/core/optmem_max", "r");
 	if (f && fscanf(f, "%31s", optmem) != 1)
 		strcpy(optmem, "?");
 	if (f)
@@ -177,6 +163,24 @@ static void zc_wait_for_others(struct sender *snd, uint64_t *deadline)
 		"shared by all of this user's processes), its notification against "
 		"net.core.optmem_max (%s bytes)", strerror(ENOBUFS), snd->wait_secs,
 	     (unsigned long long)snd->sent, (unsigned long long)limit / 1024, optmem);
+}
+
+/*
+ * ENOBUFS with no send of this stream's outstanding: the pages are over
+ * RLIMIT_MEMLOCK, which every process of this user shares (another stream of
+ * -P, say), so wait for theirs to come back, -W at most from the first
+ * refusal. Then the limits, named.
+ */
+static void zc_wait_for_others(struct sender *snd, uint64_t *deadline)
+{
+	struct pollfd pfd = { .fd = snd->sock };
+
+	if (!*deadline)
+		*deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
+	if (timing_now_ns() >= *deadline)
+		zc_refused(snd);
+	if (poll(&pfd, 1, 1) < 0 && errno != EINTR)
+		err(1, "poll");
 }
 
 static void send_data_zerocopy(struct sender *snd, int fd, const struct tx_file *f)
