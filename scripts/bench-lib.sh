@@ -1,9 +1,9 @@
-# The benchmark scripts' library, shared by scripts/zc-matrix, compare-iperf3,
-# compare-defaults and observer-effect (and, for its ports, by the tests):
-# free ports, the CPUs and host a run has, zcs started, waited for and
-# stopped by PID, the 2001 file set
-# and a large file in the page cache, one zcc run measured as zcs counted it,
-# and medians. Sourcing it only defines functions; a script calls bench_init
+# The benchmark scripts' library, shared by scripts/zc-matrix, zc-report,
+# order-check, compare-iperf3, compare-defaults and observer-effect (and by
+# the tests): free ports, the CPUs and host a run has, the protocol's stream
+# built independently of zc, zcs started, waited for and stopped by PID, the
+# 2001 file set and a large file in the page cache, one zcc run measured as
+# zcs counted it, and medians. Sourcing it only defines functions; a script calls bench_init
 # (after `set -eu`) for the scratch directory, the clean-up and the build, and
 # defines bench_on_exit if it has more to undo on exit.
 
@@ -64,6 +64,26 @@ affinity_cpus() {
 # bench_host_line [CPUS]: the "#" line of when and where a benchmark ran.
 bench_host_line() {
 	echo "# $(date -u '+%Y-%m-%d'), $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), ${1:-$(nproc)} CPUs"
+}
+
+# u32be N: the protocol's big-endian 32-bit integer, written independently of lib/proto.
+u32be() {
+	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) \
+		$(($1 >> 8 & 255)) $(($1 & 255)))"
+}
+
+# encode_stream LOOPS FILE...: the whole stream a sender must put on the wire.
+encode_stream() {
+	local loops=$1 i f
+	shift
+	u32be "$loops"
+	for ((i = 0; i < loops; i++)); do
+		u32be $#
+		for f in "$@"; do
+			u32be "$(stat -c %s "$f")"
+			cat "$f"
+		done
+	done
 }
 
 # bench_die MESSAGE: the script's name, the message, exit 1.

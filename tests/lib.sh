@@ -3,8 +3,8 @@
 # independently of zc, and check zcc's and zcs's output and failures.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# random_port, free_port and affinity_cpus come from the benchmarks' library
-# (which sourced alone only defines functions).
+# random_port, free_port, affinity_cpus and encode_stream come from the
+# benchmarks' library (which sourced alone only defines functions).
 . "$ROOT/scripts/bench-lib.sh"
 . "$ROOT/tests/harness.sh"
 HELPERS="$ROOT/build/tests"
@@ -25,26 +25,6 @@ start_zcs() {
 		wait "$ZCS_PID" 2>/dev/null || true
 	done
 	fail "zcs did not start: $(cat "$T/zcs.err")"
-}
-
-# u32be N: the protocol's big-endian 32-bit integer, written independently of lib/proto.
-u32be() {
-	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) \
-		$(($1 >> 8 & 255)) $(($1 & 255)))"
-}
-
-# encode_stream LOOPS FILE...: the whole stream a sender must put on the wire.
-encode_stream() {
-	local loops=$1 i f
-	shift
-	u32be "$loops"
-	for ((i = 0; i < loops; i++)); do
-		u32be $#
-		for f in "$@"; do
-			u32be "$(stat -c %s "$f")"
-			cat "$f"
-		done
-	done
 }
 
 # chunks BUFSIZE LOOPS FILE...: how many chunks of BUFSIZE the files make, LOOPS times.
@@ -237,6 +217,15 @@ start_streams() {
 	wait_until 5 eval '[ "$(pgrep -P '"$ZCS_PID"' | wc -l)" = '"$n"' ]' ||
 		fail "zcs does not serve $n streams: $(cat "$T/err")"
 	sleep 0.2
+}
+
+# as_nobody_or_skip: sets AS_NOBODY to the words that run a command as nobody
+# (no capabilities), and opens $T to nobody; skips where that cannot be.
+as_nobody_or_skip() {
+	[ "$(id -u)" = 0 ] || skip "needs root, to run a program as nobody"
+	command -v setpriv >/dev/null || skip "setpriv is not installed (util-linux)"
+	chmod 755 "$T"
+	AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 }
 
 # Zombie children of a PID, as "pid stat" lines.

@@ -176,11 +176,9 @@ test_zerocopy_waits_out_enobufs_and_loses_nothing() {
 # nobody_with_memlock BYTES: sets AS_NOBODY to the words that run a command as
 # nobody, without CAP_IPC_LOCK, under RLIMIT_MEMLOCK of BYTES.
 nobody_with_memlock() {
-	[ "$(id -u)" = 0 ] || skip "needs root, to run zcc as nobody under a memlock limit"
-	command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
-		skip "setpriv or prlimit is not installed (util-linux)"
-	chmod 755 "$T"
-	AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --memlock=$1:$1"
+	as_nobody_or_skip
+	command -v prlimit >/dev/null || skip "prlimit is not installed (util-linux)"
+	AS_NOBODY="$AS_NOBODY prlimit --memlock=$1:$1"
 }
 
 # The kernel pins MSG_ZEROCOPY pages against the user's RLIMIT_MEMLOCK: a
@@ -320,11 +318,10 @@ independent_stream() {
 # the start, not each connection after it.
 test_zcs_splice_with_a_pipe_too_large_fails_at_the_start() {
 	local rc=0
-	[ "$(id -u)" = 0 ] || skip "needs root, to run zcs as nobody (no CAP_SYS_RESOURCE)"
-	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	as_nobody_or_skip
 	[ "$(cat /proc/sys/fs/pipe-max-size)" -lt 2097152 ] || skip "pipe-max-size allows 2 MiB"
-	timeout 10 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		"$ROOT/zcs" -m splice -b 2m -p "$(free_port)" >"$T/out" 2>"$T/err" || rc=$?
+	# shellcheck disable=SC2086 # the wrapper's words
+	timeout 10 $AS_NOBODY "$ROOT/zcs" -m splice -b 2m -p "$(free_port)" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc" 1 "exit code (124: zcs started)"
 	expect_eq "$(cat "$T/err")" "zcs: -b 2097152: F_SETPIPE_SZ (a pipe may be at most /proc/sys/fs/pipe-max-size bytes without CAP_SYS_RESOURCE): Operation not permitted"
 }

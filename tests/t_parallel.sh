@@ -146,13 +146,12 @@ test_P_streams_die_with_zcc_killed_by_SIGKILL() {
 # two streams already connected never send a file.
 test_a_fork_failure_stops_the_streams_already_forked() {
 	local rc=0 nobody
-	[ "$(id -u)" = 0 ] || skip "needs root, to run zcc as nobody under a process limit"
-	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	as_nobody_or_skip
 	make_files "$T/f"
-	chmod 755 "$T"
 	start_zcs
 	nobody=$(pgrep -c -u nobody || true)
-	setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c \
+	# shellcheck disable=SC2086 # the wrapper's words
+	$AS_NOBODY bash -c \
 		'ulimit -u "$1" && exec "$2" -P 6 -n 1000 -p "$3" -s 127.0.0.1 "$4"' _ \
 		$((nobody + 3)) "$ROOT/zcc" "$PORT" "$T/f/350k" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc" 1 "exit code"
