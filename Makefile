@@ -22,7 +22,7 @@ LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 TX_MODULES = tx copy splice zerocopy uring
 TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx
-TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen
+TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)

@@ -35,13 +35,6 @@
 /* -W: how long zcs may take, in all, to close after the last byte, by default. */
 #define DEFAULT_CLOSE_WAIT_SECS 60
 
-/*
- * -q: chunks in flight in the queued modes, each in a buffer of its own.
- * Four 1 MiB buffers stay within the usual 8 MiB RLIMIT_MEMLOCK that io_uring's
- * registered buffers count against.
- */
-#define DEFAULT_DEPTH 4
-
 /* -T: how long the soakers run on the idle system before the transfer, by default. */
 #define DEFAULT_TARE_MS 1000
 
@@ -53,7 +46,7 @@ struct settings {
 	int cpu_list[MAX_STREAMS];	/* -B's CPUs; with -P, stream i runs on [i % n] */
 	int n_cpu_list;
 	long streams;		/* -P */
-	struct net_bufsizes bufs;
+	struct net_sockopts sockopts;
 	long loops;
 	int port;
 	const struct send_mode *mode;
@@ -71,7 +64,7 @@ struct settings {
 
 static const char usage[] =
 	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
-	"           [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]\n"
+	"           [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]\n"
 	"           [-T msecs] [-W secs] -s server file...\n";
 
 static const struct send_mode *find_mode(const char *name)
@@ -175,6 +168,8 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	if (strchr(given, 'q') && !s->mode->queued)
 		opt_failx("-q needs -m %s (mode %s sends one chunk at a time)", tx_mode_names(1),
 			  s->mode->name);
+	if (!strchr(given, 'q'))
+		s->depth = tx_default_depth(s->bufsize, s->streams, tx_pin_limit());
 	check_buffer_memory(s);
 	if (s->calibrate_only)
 		return;
@@ -194,10 +189,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
-				.mode = tx_modes[0], .depth = DEFAULT_DEPTH, .streams = 1,
+				.mode = tx_modes[0], .streams = 1,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkm:n:N:o:p:P:q:s:ST:wW:")) != -1) {
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:JkM:m:n:N:o:p:P:q:s:ST:wW:")) != -1) {
 		if (c != '?' && c != ':' && !strchr(given, c) && strlen(given) < sizeof(given) - 1)
 			given[strlen(given)] = c;
 		switch (c) {
@@ -223,7 +218,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_usage(stdout);
 			exit(0);
 		case 'i':
-			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'J':
 			s->json = 1;
@@ -235,11 +230,14 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			mode_arg = optarg;
 			s->mode = find_mode(optarg);
 			break;
+		case 'M':
+			s->sockopts.mss = opt_long(c, optarg, NET_MIN_MSS, NET_MAX_MSS);
+			break;
 		case 'n':
 			s->loops = opt_long(c, optarg, 1, UINT32_MAX);
 			break;
 		case 'o':
-			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'p':
 			s->port = opt_long(c, optarg, 1, 65535);
@@ -471,8 +469,12 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	} else {
 		json_null(j, "cpu");
 	}
-	json_int(j, "rcvbuf", s->bufs.rcvbuf_bytes);
-	json_int(j, "sndbuf", s->bufs.sndbuf_bytes);
+	json_int(j, "rcvbuf", s->sockopts.rcvbuf_bytes);
+	json_int(j, "sndbuf", s->sockopts.sndbuf_bytes);
+	if (s->sockopts.mss)
+		json_int(j, "mss", s->sockopts.mss);
+	else
+		json_null(j, "mss");
 	json_int(j, "close_wait_secs", s->close_wait_secs);
 	json_close(j);
 }
@@ -587,7 +589,7 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	uint64_t start, end;
 	int unconfirmed;
 
-	snd->sock = net_connect(s->server, s->port, &s->bufs, s->debug);
+	snd->sock = net_connect(s->server, s->port, &s->sockopts, s->debug);
 	net_set_send_timeout(snd->sock, snd->wait_secs);
 	if (s->cork)
 		net_set_cork(snd->sock);

@@ -8,10 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +36,7 @@ struct conn;
 struct recv_mode {
 	const char *name;
 	ssize_t (*receive)(struct conn *c);
+	int maps;	/* takes data by mapping it: its summary counts the bytes mapped */
 };
 
 struct settings {
@@ -41,7 +46,7 @@ struct settings {
 	const char *addr;
 	long bufsize;
 	int cpu;
-	struct net_bufsizes bufs;
+	struct net_sockopts sockopts;
 	long rcvlowat;
 	int port;
 	long report_secs;
@@ -60,6 +65,11 @@ struct conn {
 	size_t bufsize;
 	int pipe[2];		/* splice */
 	int devnull;		/* splice */
+	unsigned char *map;	/* zerocopy: the window the kernel maps received pages into */
+	size_t map_bytes;
+	uint64_t mapped_bytes;	/* zerocopy: received by mapping, not by read() */
+	int debug;
+	int told_why;		/* zerocopy -d: why nothing was mapped, said once */
 	struct proto_rx rx;
 	const char *peer;
 	struct interval *intervals;	/* -J */
@@ -73,7 +83,7 @@ static const char usage[] =
 	"           [-o sndbuf] [-p port] [-t secs]\n";
 
 /* Defined with the receive routines below. */
-#define N_RECV_MODES 3
+#define N_RECV_MODES 4
 static const struct recv_mode recv_modes[N_RECV_MODES];
 
 static const struct recv_mode *find_mode(const char *name)
@@ -81,7 +91,7 @@ static const struct recv_mode *find_mode(const char *name)
 	for (size_t i = 0; i < N_RECV_MODES; i++)
 		if (strcmp(name, recv_modes[i].name) == 0)
 			return &recv_modes[i];
-	opt_fail('m', name, "unknown mode (read, trunc or splice)");
+	opt_fail('m', name, "unknown mode (read, trunc, splice or zerocopy)");
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -112,7 +122,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_usage(stdout);
 			exit(0);
 		case 'i':
-			s->bufs.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'J':
 			s->json = 1;
@@ -124,7 +134,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->mode = find_mode(optarg);
 			break;
 		case 'o':
-			s->bufs.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
 		case 'p':
 			s->port = opt_long(c, optarg, 1, 65535);
@@ -144,8 +154,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
  * The summary ends with the CPU time this connection's server took (the child
  * serves one connection only), so that on loopback each end's share shows.
  */
-static void print_summary(uint64_t bytes, uint64_t ns, const struct proto_rx *rx)
+static void print_summary(const struct settings *s, const struct conn *c, uint64_t bytes,
+			  uint64_t ns)
 {
+	const struct proto_rx *rx = &c->rx;
 	const char *waiting = proto_rx_waiting_for(rx);
 	struct rusage ru;
 
@@ -157,8 +169,12 @@ static void print_summary(uint64_t bytes, uint64_t ns, const struct proto_rx *rx
 		printf(", %llu bytes after the end of the stream",
 		       (unsigned long long)rx->extra_bytes);
 	getrusage(RUSAGE_SELF, &ru);
-	printf(", cpu %.2fu %.2fs\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+	printf(", cpu %.2fu %.2fs", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	if (s->mode->maps)
+		printf(", mapped %llu of %llu bytes", (unsigned long long)c->mapped_bytes,
+		       (unsigned long long)bytes);
+	printf("\n");
 }
 
 /* read: everything through the buffer, as in 2001. */
@@ -229,10 +245,92 @@ static ssize_t receive_splice(struct conn *c)
 	return n;
 }
 
+/*
+ * zerocopy: getsockopt(TCP_ZEROCOPY_RECEIVE) maps whole pages of received data
+ * into a window mapped from the socket, instead of copying them out; the
+ * headers in them are decoded where they lie. The kernel maps only data that
+ * sits in whole pages at page offsets (segments of a whole number of pages,
+ * e.g. zcc -M 4108 over loopback); what it cannot map it says to read(). The
+ * layout is the kernel's (linux/tcp.h), up to the field this code reads.
+ */
+#ifndef TCP_ZEROCOPY_RECEIVE
+#define TCP_ZEROCOPY_RECEIVE 35
+#endif
+struct zc_receive {
+	uint64_t address;	/* in: the window */
+	uint32_t length;	/* in: its size; out: bytes mapped */
+	uint32_t recv_skip_hint;	/* out: bytes to read() before more can be mapped */
+	uint32_t inq;
+	int32_t err;
+};
+
+/*
+ * -d: why a page or more of data could not be mapped, once per connection.
+ * Either the segments are not whole pages, or they are but the pages under
+ * them cannot be given away: part of a larger page, or the page cache's.
+ * Over loopback only zero-copy sends arrive in pages of their own, as the
+ * kernel copies them into fresh ones.
+ */
+static void tell_why_unmapped(struct conn *c, uint32_t skipped)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	if (!c->debug || c->told_why)
+		return;
+	c->told_why = 1;
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
+		ti.tcpi_rcv_mss = 0;
+	fprintf(stderr, "zcs: %s: %u bytes could not be mapped: ", c->peer, skipped);
+	if (ti.tcpi_rcv_mss % page)
+		fprintf(stderr,
+			"the sender's segments carry %u bytes (TCP_INFO rcv_mss), not whole %ld-byte pages (zcc -M %ld sends whole pages, with timestamps on)\n",
+			ti.tcpi_rcv_mss, page, page + 12);
+	else
+		fprintf(stderr,
+			"the sender's segments carry whole pages (%u bytes, TCP_INFO rcv_mss), in memory the kernel cannot map (over loopback, only zcc -m zerocopy or uring-zc arrives in pages of its own)\n",
+			ti.tcpi_rcv_mss);
+}
+
+static ssize_t receive_zerocopy(struct conn *c)
+{
+	struct zc_receive zc = { .address = (uintptr_t)c->map, .length = c->map_bytes };
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	socklen_t len = sizeof(zc);
+	ssize_t n;
+
+	/* The option does not wait for data: poll() does, and honours SO_RCVLOWAT. */
+	if (poll(&pfd, 1, -1) < 0)
+		return -1;
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &zc, &len) < 0) {
+		/* EIO: nothing queued and the peer has closed; read() says so. */
+		if (errno != EIO)
+			return -1;
+		zc.length = zc.recv_skip_hint = 0;
+	}
+	if (zc.length > 0) {
+		proto_rx_feed(&c->rx, c->map, zc.length);
+		c->mapped_bytes += zc.length;
+		/* Unmapped now, the pages go back at once, not at the next call. */
+		madvise(c->map, zc.length, MADV_DONTNEED);
+		return zc.length;
+	}
+	if (zc.recv_skip_hint >= sysconf(_SC_PAGESIZE))
+		tell_why_unmapped(c, zc.recv_skip_hint);
+	/* The hint, or with nothing to hint at, whatever comes next: the end, say. */
+	n = read(c->fd, c->buf,
+		 zc.recv_skip_hint && zc.recv_skip_hint < c->bufsize ? zc.recv_skip_hint : c->bufsize);
+	if (n > 0)
+		proto_rx_feed(&c->rx, c->buf, n);
+	return n;
+}
+
 static const struct recv_mode recv_modes[N_RECV_MODES] = {
-	{ "read", receive_read },
-	{ "trunc", receive_trunc },
-	{ "splice", receive_splice },
+	{ "read", receive_read, .maps = 0 },
+	{ "trunc", receive_trunc, .maps = 0 },
+	{ "splice", receive_splice, .maps = 0 },
+	{ "zerocopy", receive_zerocopy, .maps = 1 },
 };
 
 static void conn_setup(struct conn *c, int fd, const struct settings *s)
@@ -247,6 +345,15 @@ static void conn_setup(struct conn *c, int fd, const struct settings *s)
 		if (c->devnull < 0)
 			err(1, "/dev/null");
 	}
+	if (s->mode->maps) {
+		long page = sysconf(_SC_PAGESIZE);
+
+		c->map_bytes = (s->bufsize + page - 1) / page * page;
+		c->map = mmap(NULL, c->map_bytes, PROT_READ, MAP_SHARED, fd, 0);
+		if (c->map == MAP_FAILED)
+			err(1, "mapping a %zu-byte window of the socket", c->map_bytes);
+	}
+	c->debug = s->debug;
 	proto_rx_init(&c->rx);
 }
 
@@ -272,8 +379,8 @@ static void print_summary_json(const struct settings *s, const struct conn *c, u
 		json_int(&j, "cpu", s->cpu);
 	else
 		json_null(&j, "cpu");
-	json_int(&j, "rcvbuf", s->bufs.rcvbuf_bytes);
-	json_int(&j, "sndbuf", s->bufs.sndbuf_bytes);
+	json_int(&j, "rcvbuf", s->sockopts.rcvbuf_bytes);
+	json_int(&j, "sndbuf", s->sockopts.sndbuf_bytes);
 	json_close(&j);
 	json_array(&j, "intervals");
 	for (size_t i = 0; i < c->n_intervals; i++) {
@@ -296,6 +403,10 @@ static void print_summary_json(const struct settings *s, const struct conn *c, u
 	json_string(&j, "waiting_for", waiting);
 	json_uint(&j, "extra_bytes", c->rx.extra_bytes);
 	json_uint(&j, "files", c->rx.files_done);
+	if (s->mode->maps)
+		json_uint(&j, "mapped_bytes", c->mapped_bytes);
+	else
+		json_null(&j, "mapped_bytes");
 	json_double(&j, "user_seconds", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, 2);
 	json_double(&j, "system_seconds", ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, 2);
 	json_close(&j);
@@ -359,7 +470,7 @@ static int serve(int fd, const struct settings *s, const char *peer)
 	if (s->json)
 		print_summary_json(s, &c, bytes, timing_now_ns() - start);
 	else
-		print_summary(bytes, timing_now_ns() - start, &c.rx);
+		print_summary(s, &c, bytes, timing_now_ns() - start);
 	if (s->debug)
 		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)c.rx.files_done);
 	free(c.buf);
@@ -472,7 +583,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
-	lfd = net_listen(s.addr, s.port, &s.bufs, s.debug);
+	lfd = net_listen(s.addr, s.port, &s.sockopts, s.debug);
 	if (s.debug)
 		fprintf(stderr, "zcs: receive mode %s, %ld-byte chunks\n", s.mode->name, s.bufsize);
 	accept_forever(lfd, &s);

@@ -69,12 +69,12 @@ static void set_one_bufsize(int fd, int optname, long want, int debug)
 			name, want, got);
 }
 
-void net_set_bufsizes(int fd, const struct net_bufsizes *bufs, int debug)
+void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 {
-	if (bufs->rcvbuf_bytes)
-		set_one_bufsize(fd, SO_RCVBUF, bufs->rcvbuf_bytes, debug);
-	if (bufs->sndbuf_bytes)
-		set_one_bufsize(fd, SO_SNDBUF, bufs->sndbuf_bytes, debug);
+	if (opts->rcvbuf_bytes)
+		set_one_bufsize(fd, SO_RCVBUF, opts->rcvbuf_bytes, debug);
+	if (opts->sndbuf_bytes)
+		set_one_bufsize(fd, SO_SNDBUF, opts->sndbuf_bytes, debug);
 }
 
 void net_set_cork(int fd)
@@ -113,7 +113,24 @@ int net_set_rcvlowat(int fd, long bytes, int debug)
 	return got;
 }
 
-int net_connect(const char *host, int port_num, const struct net_bufsizes *bufs, int debug)
+/* -d: where, and the MSS the kernel settled on: what each segment's data may be, after options. */
+static void say_connected(int fd, const char *where, long asked)
+{
+	int mss = 0;
+	socklen_t len = sizeof(mss);
+
+	fprintf(stderr, "%s: connected to %s\n", program_invocation_short_name, where);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) < 0)
+		return;
+	if (asked)
+		fprintf(stderr, "%s: TCP_MAXSEG %ld asked, %d settled (data per segment, after TCP options)\n",
+			program_invocation_short_name, asked, mss);
+	else
+		fprintf(stderr, "%s: TCP_MAXSEG %d (data per segment, after TCP options)\n",
+			program_invocation_short_name, mss);
+}
+
+int net_connect(const char *host, int port_num, const struct net_sockopts *opts, int debug)
 {
 	char port[8];
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
@@ -131,11 +148,14 @@ int net_connect(const char *host, int port_num, const struct net_bufsizes *bufs,
 			saved = errno;
 			continue;
 		}
-		net_set_bufsizes(fd, bufs, debug);
+		net_set_sockopts(fd, opts, debug);
+		if (opts->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &(int){ opts->mss },
+					    sizeof(int)) < 0)
+			err(1, "setsockopt TCP_MAXSEG %ld", opts->mss);
 		net_addr_text(ai->ai_addr, ai->ai_addrlen, where, sizeof(where));
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
 			if (debug)
-				fprintf(stderr, "%s: connected to %s\n", program_invocation_short_name, where);
+				say_connected(fd, where, opts->mss);
 			break;
 		}
 		saved = errno;
@@ -154,7 +174,7 @@ int net_connect(const char *host, int port_num, const struct net_bufsizes *bufs,
 }
 
 static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
-		       const struct net_bufsizes *bufs, int debug)
+		       const struct net_sockopts *opts, int debug)
 {
 	int fd = socket(family, SOCK_STREAM, 0), on = 1, off = 0;
 	char where[NI_MAXHOST + NI_MAXSERV + 8];
@@ -166,7 +186,7 @@ static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
 	/* Without an address, one IPv6 socket serves IPv4 too, as ::ffff:a.b.c.d. */
 	if (family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)sa)->sin6_addr))
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-	net_set_bufsizes(fd, bufs, debug);
+	net_set_sockopts(fd, opts, debug);
 	net_addr_text(sa, len, where, sizeof(where));
 	if (bind(fd, sa, len) < 0)
 		err(1, "bind to %s", where);
@@ -183,7 +203,7 @@ static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
 	return fd;
 }
 
-int net_listen(const char *addr, int port_num, const struct net_bufsizes *bufs, int debug)
+int net_listen(const char *addr, int port_num, const struct net_sockopts *opts, int debug)
 {
 	char port[8];
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
@@ -196,9 +216,9 @@ int net_listen(const char *addr, int port_num, const struct net_bufsizes *bufs, 
 		struct sockaddr_in any4 = { .sin_family = AF_INET, .sin_addr.s_addr = INADDR_ANY };
 		any6.sin6_port = htons(port_num);
 		any4.sin_port = htons(port_num);
-		fd = bind_listen(AF_INET6, (struct sockaddr *)&any6, sizeof(any6), bufs, debug);
+		fd = bind_listen(AF_INET6, (struct sockaddr *)&any6, sizeof(any6), opts, debug);
 		if (fd < 0 && errno == EAFNOSUPPORT)
-			fd = bind_listen(AF_INET, (struct sockaddr *)&any4, sizeof(any4), bufs, debug);
+			fd = bind_listen(AF_INET, (struct sockaddr *)&any4, sizeof(any4), opts, debug);
 		if (fd < 0)
 			err(1, "socket");
 		return fd;
@@ -207,7 +227,7 @@ int net_listen(const char *addr, int port_num, const struct net_bufsizes *bufs, 
 	rc = getaddrinfo(addr, port, &hints, &res);
 	if (rc != 0)
 		errx(1, "%s: %s", addr, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-	fd = bind_listen(res->ai_family, res->ai_addr, res->ai_addrlen, bufs, debug);
+	fd = bind_listen(res->ai_family, res->ai_addr, res->ai_addrlen, opts, debug);
 	if (fd < 0)
 		err(1, "socket for %s", addr);
 	freeaddrinfo(res);

@@ -35,30 +35,36 @@
  */
 #define NET_MAX_BUFSIZE (INT_MAX / 2)
 
-/* Socket buffer sizes asked for with -i and -o; 0 leaves the kernel's autotuning alone. */
-struct net_bufsizes {
-	long rcvbuf_bytes;
-	long sndbuf_bytes;
+/* What is set on a socket before connect() or listen(); 0 leaves the kernel's choice. */
+struct net_sockopts {
+	long rcvbuf_bytes;	/* -i */
+	long sndbuf_bytes;	/* -o */
+	long mss;		/* zcc -M: TCP_MAXSEG, on connecting sockets only */
 };
+
+/* The range of TCP_MAXSEG that Linux accepts (TCP_MIN_MSS, MAX_TCP_WINDOW). */
+#define NET_MIN_MSS 88
+#define NET_MAX_MSS 32767
 
 /*
  * Connect to host:port, trying every address getaddrinfo() returns, with the
- * buffer sizes set before connect() so the window scale reflects them. Exits
- * with a message naming the host on failure.
+ * buffer sizes set before connect() so the window scale reflects them, and
+ * the MSS so that the SYN announces it. Exits with a message naming the host
+ * on failure. With debug, says the MSS the kernel settled on.
  */
-int net_connect(const char *host, int port, const struct net_bufsizes *bufs, int debug);
+int net_connect(const char *host, int port, const struct net_sockopts *opts, int debug);
 
 /*
  * Listen on addr:port, or on every IPv4 and IPv6 address when addr is NULL,
  * with SO_REUSEADDR. Buffer sizes set here are inherited by accepted sockets.
  */
-int net_listen(const char *addr, int port, const struct net_bufsizes *bufs, int debug);
+int net_listen(const char *addr, int port, const struct net_sockopts *opts, int debug);
 
 /*
  * Set SO_RCVBUF/SO_SNDBUF as asked; exits naming the size the kernel granted
  * and the sysctl that limits it when that is less than asked.
  */
-void net_set_bufsizes(int fd, const struct net_bufsizes *bufs, int debug);
+void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
 
 /* Set TCP_CORK and read it back; exits if it did not stick. */
 void net_set_cork(int fd);

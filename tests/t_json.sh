@@ -35,8 +35,9 @@ test_zcc_J_prints_the_summary_as_one_object() {
 	want=$(stream_bytes 2 "$T"/f/*)
 	"$ROOT/zcc" -J -n 2 -m zerocopy -b 64k -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out"
 	expect_eq "$(wc -l <"$T/out")" 1 "lines"
-	out=$(jq_py "$T/out" '[objs[0][k] for k in ("program", "host", "kernel")] + [objs[0]["settings"][k] for k in ("server", "port", "mode", "bufsize", "depth", "loops", "files", "cpu")]')
-	expect_eq "$out" "['zcc', '$(uname -n)', '$(uname -r)', '127.0.0.1', $PORT, 'zerocopy', 65536, 4, 2, 7, None]"
+	out=$(jq_py "$T/out" '[objs[0][k] for k in ("program", "host", "kernel")] + [objs[0]["settings"][k] for k in ("server", "port", "mode", "bufsize", "depth", "loops", "files", "cpu", "mss")]')
+	# The default depth at 64 KiB: 4 MiB in flight.
+	expect_eq "$out" "['zcc', '$(uname -n)', '$(uname -r)', '127.0.0.1', $PORT, 'zerocopy', 65536, 64, 2, 7, None, None]"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["bytes"], objs[0]["result"]["confirmed"]')" "($want, True)"
 	n=$(chunks 65536 2 "$T"/f/*)
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["zerocopy"]')" "{'sends': $n, 'zerocopy': 0, 'copied': $n}"

@@ -258,7 +258,7 @@ test_k_is_a_usage_error_with_the_zero_copy_modes() {
 test_unknown_modes_list_every_mode() {
 	usage_error zcc "zcc: -m 'zero': unknown mode (sendfile, send, write, splice, zerocopy, uring or uring-zc)" \
 		-m zero -s 127.0.0.1 /etc/hostname
-	usage_error zcs "zcs: -m 'peek': unknown mode (read, trunc or splice)" -m peek
+	usage_error zcs "zcs: -m 'peek': unknown mode (read, trunc, splice or zerocopy)" -m peek
 }
 
 # The syscalls each mode promises, traced: the file data never goes through
@@ -359,7 +359,7 @@ test_every_send_mode_to_every_receive_mode_counts_alike() {
 	local rm sm want
 	make_files "$T/f"
 	want=$(stream_bytes 2 "$T"/f/*)
-	for rm in trunc splice; do
+	for rm in trunc splice zerocopy; do
 		start_zcs -m "$rm" -b 64k
 		for sm in sendfile send splice zerocopy uring uring-zc; do
 			case "$sm" in uring*) uring_or_skip "$sm" ;; esac
@@ -387,6 +387,23 @@ test_zcs_trunc_reads_headers_only() {
 		fail "a read of more than a header's bytes"
 	expect_eq "$(grep -E 'recvfrom\(.*MSG_TRUNC' "$T/trace" | awk '{ s += $NF } END { print s }')" \
 		600000 "bytes dropped by MSG_TRUNC"
+}
+
+# The default depth keeps about 4 MiB in flight, within 1..64; a -q given
+# is kept; zcc -d and -J say the depth used.
+test_default_depth_follows_the_chunk_and_q_is_kept() {
+	local b want
+	head -c 100000 /dev/urandom >"$T/file"
+	start_zcs
+	for b in 64k:64 1m:4 300000:13 3m:1 32k:64; do
+		want=${b#*:} b=${b%%:*}
+		"$ROOT/zcc" -d -m zerocopy -b "$b" -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null 2>"$T/err" ||
+			fail "zcc -b $b: $(cat "$T/err")"
+		expect_match "$(grep 'chunks in flight' "$T/err")" ", mode zerocopy, $want chunks in flight" "-b $b"
+	done
+	"$ROOT/zcc" -J -q 3 -M 1000 -m uring -b 64k -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" ||
+		fail "zcc -q 3 failed"
+	expect_match "$(cat "$T/out")" '"depth":3,.*"mss":1000[,}]' "-J's depth and mss"
 }
 
 run_tests "$@"

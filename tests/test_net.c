@@ -9,7 +9,7 @@
 #include "../lib/net.h"
 #include "check.h"
 
-static const struct net_bufsizes autotune = { 0, 0 };
+static const struct net_sockopts autotune = { 0, 0 };
 
 /* The port the kernel chose for a socket bound to port 0. */
 static int local_port(int fd)
@@ -71,7 +71,7 @@ static int get_int_opt(int fd, int level, int name)
 
 static void buffer_sizes_are_set_and_inherited(void)
 {
-	struct net_bufsizes bufs = { .rcvbuf_bytes = 96 * 1024, .sndbuf_bytes = 48 * 1024 };
+	struct net_sockopts bufs = { .rcvbuf_bytes = 96 * 1024, .sndbuf_bytes = 48 * 1024 };
 	int lfd = net_listen("127.0.0.1", 0, &bufs, 0), port = local_port(lfd);
 	int fd = net_connect("127.0.0.1", port, &bufs, 0), afd = accept_one(lfd);
 
@@ -86,7 +86,7 @@ static void buffer_sizes_are_set_and_inherited(void)
 
 static void buffer_size_beyond_the_limit_exits_1(void)
 {
-	struct net_bufsizes bufs = { .rcvbuf_bytes = 1L << 30 };
+	struct net_sockopts bufs = { .rcvbuf_bytes = 1L << 30 };
 	int status = 0;
 	pid_t pid = fork();
 
@@ -94,7 +94,7 @@ static void buffer_size_beyond_the_limit_exits_1(void)
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 		close(2); /* the message is checked by the end-to-end tests */
-		net_set_bufsizes(fd, &bufs, 0);
+		net_set_sockopts(fd, &bufs, 0);
 		_exit(0);
 	}
 	CHECK(waitpid(pid, &status, 0) == pid);

@@ -250,6 +250,31 @@ static void completion_ids_wrap_at_2_to_the_32(void)
 	CHECK_EQ_U64(tx_zc_overlap(&z, &r), 0);
 }
 
+/* The default -q: 4 MiB in flight, within 1..64 and half of RLIMIT_MEMLOCK for all streams. */
+static void default_depth_follows_the_bytes_in_flight(void)
+{
+	rlim_t none = RLIM_INFINITY, eight_mib = 8 << 20;
+
+	CHECK_EQ_U64(tx_default_depth(1 << 20, 1, none), 4);
+	CHECK_EQ_U64(tx_default_depth(64 << 10, 1, none), 64);
+	CHECK_EQ_U64(tx_default_depth(32 << 10, 1, none), 64);
+	CHECK_EQ_U64(tx_default_depth(1, 1, none), 64);
+	CHECK_EQ_U64(tx_default_depth(300000, 1, none), 13);
+	CHECK_EQ_U64(tx_default_depth(4 << 20, 1, none), 1);
+	CHECK_EQ_U64(tx_default_depth(1 << 30, 1, none), 1);
+	CHECK_EQ_U64(tx_default_depth(1 << 20, 64, none), 4);
+	/* Half of 8 MiB: four 1 MiB buffers for one stream, one each for four, never 0. */
+	CHECK_EQ_U64(tx_default_depth(1 << 20, 1, eight_mib), 4);
+	CHECK_EQ_U64(tx_default_depth(1 << 20, 2, eight_mib), 2);
+	CHECK_EQ_U64(tx_default_depth(1 << 20, 4, eight_mib), 1);
+	CHECK_EQ_U64(tx_default_depth(1 << 20, 8, eight_mib), 1);
+	CHECK_EQ_U64(tx_default_depth(64 << 10, 1, eight_mib), 64);
+	CHECK_EQ_U64(tx_default_depth(64 << 10, 2, eight_mib), 32);
+	/* Buffers are whole pages when pinned: 4097 bytes pin two. */
+	CHECK_EQ_U64(tx_default_depth(4097, 1, 64 << 10), 4);
+	CHECK_EQ_U64(tx_default_depth(1 << 20, 1, 0), 1);
+}
+
 int main(void)
 {
 	if (make_files() < 0) {
@@ -258,6 +283,7 @@ int main(void)
 	}
 	RUN(the_table_is_consistent);
 	RUN(completion_ids_wrap_at_2_to_the_32);
+	RUN(default_depth_follows_the_bytes_in_flight);
 	RUN(sendfile_sends_the_stream_whole);
 	RUN(send_sends_the_stream_whole);
 	RUN(write_sends_the_stream_whole);

@@ -5,12 +5,46 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "../lib/proto.h"
 #include "../lib/timing.h"
 #include "tx.h"
+
+/* Whether this process may pin pages beyond RLIMIT_MEMLOCK (CAP_IPC_LOCK). */
+static int can_lock_beyond_rlimit(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return d[CAP_IPC_LOCK / 32].effective >> (CAP_IPC_LOCK % 32) & 1;
+}
+
+rlim_t tx_pin_limit(void)
+{
+	struct rlimit rl;
+
+	if (can_lock_beyond_rlimit() || getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+		return RLIM_INFINITY;
+	return rl.rlim_cur;
+}
+
+unsigned tx_default_depth(size_t bufsize, unsigned streams, rlim_t pin_limit)
+{
+	size_t page = sysconf(_SC_PAGESIZE), pinned = (bufsize + page - 1) / page * page;
+	uint64_t depth = TX_DEFAULT_IN_FLIGHT / bufsize;
+
+	if (depth > TX_MAX_DEPTH)
+		depth = TX_MAX_DEPTH;
+	if (pin_limit != RLIM_INFINITY && depth > pin_limit / 2 / pinned / streams)
+		depth = pin_limit / 2 / pinned / streams;
+	return depth > 0 ? depth : 1;
+}
 
 const struct send_mode *const tx_modes[] = {
 	&tx_sendfile, &tx_send, &tx_write, &tx_splice, &tx_zerocopy, &tx_uring, &tx_uring_zc, NULL,

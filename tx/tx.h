@@ -14,12 +14,20 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "../lib/net.h"
 #include "../lib/uring.h"
 
 /* -q: chunks in flight in the queued modes, each in a buffer of its own. */
 #define TX_MAX_DEPTH 64
+
+/*
+ * The default -q keeps this many bytes in flight: 4 chunks of the default 1
+ * MiB, 64 of 64 KiB. A fixed depth of 4 left 256 KiB in flight at -b 64k,
+ * and zerocopy crawled at a tenth of the speed of -q 64 (docs/results.md).
+ */
+#define TX_DEFAULT_IN_FLIGHT (4 << 20)
 
 /*
  * The files' open flags: a FIFO or a device must never block zcc or change
@@ -55,6 +63,21 @@ struct send_mode {
 
 /* Every mode, in the order -m's lists give them; NULL ends the table. */
 extern const struct send_mode *const tx_modes[];
+
+/*
+ * RLIMIT_MEMLOCK as it applies to pinned pages (MSG_ZEROCOPY's pages in
+ * flight, io_uring's registered buffers); RLIM_INFINITY where it does not
+ * (CAP_IPC_LOCK).
+ */
+rlim_t tx_pin_limit(void);
+
+/*
+ * The default -q: TX_DEFAULT_IN_FLIGHT / bufsize chunks, at most TX_MAX_DEPTH,
+ * and no more than the buffers of all streams, pinned, fit in half of
+ * pin_limit (the rest is for the rings and whatever else the user has
+ * locked: all of it, four streams' 2 x 1 MiB under 8 MiB, failed); at least 1.
+ */
+unsigned tx_default_depth(size_t bufsize, unsigned streams, rlim_t pin_limit);
 
 /* The mode of that name, or NULL. */
 const struct send_mode *tx_find_mode(const char *name);

@@ -6,9 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/capability.h>
 
 #include "../lib/timing.h"
 #include "tx.h"
@@ -25,34 +23,13 @@ static void connected_zerocopy(struct sender *snd)
 		err(1, "-m zerocopy: setsockopt SO_ZEROCOPY");
 }
 
-/* Whether this process may pin pages beyond RLIMIT_MEMLOCK (CAP_IPC_LOCK). */
-static int can_lock_beyond_rlimit(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return d[CAP_IPC_LOCK / 32].effective >> (CAP_IPC_LOCK % 32) & 1;
-}
-
-/* RLIMIT_MEMLOCK as it applies to zero-copy pages: RLIM_INFINITY if it does not. */
-static rlim_t pin_limit(void)
-{
-	struct rlimit rl;
-
-	if (can_lock_beyond_rlimit() || getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
-		return RLIM_INFINITY;
-	return rl.rlim_cur;
-}
-
 /*
  * A send pins at most half of RLIMIT_MEMLOCK, where it applies, so that one
  * send is never over the limit by itself and two can be in flight.
  */
 static void setup_zerocopy(struct sender *snd)
 {
-	rlim_t limit = pin_limit();
+	rlim_t limit = tx_pin_limit();
 	size_t page = sysconf(_SC_PAGESIZE);
 
 	snd->zc_send_max = SIZE_MAX;
@@ -145,7 +122,7 @@ static void zc_wait_any(struct sender *snd)
 /* Refused for -W: the limits that refused it, named. */
 static void __attribute__((noreturn)) zc_refused(const struct sender *snd)
 {
-	rlim_t limit = pin_limit();
+	rlim_t limit = tx_pin_limit();
 	char optmem[32] = "?";
 	FILE *f = fopen("/proc/sys/net/core/optmem_max", "r");
 
