@@ -9,8 +9,8 @@ NUM='-?[0-9]+\.[0-9]+'
 FIG="$NUM \\[$NUM, $NUM\\]"
 PCT="[-+][0-9]+\\.[0-9]% \\[[-+][0-9]+\\.[0-9]%, [-+][0-9]+\\.[0-9]%\\]"
 MODES='sendfile|send|write|splice|zerocopy|uring|uring-zc'
-ROW="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-)\$"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct
+ROW="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zerocopy) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-)\$"
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
@@ -24,21 +24,21 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 hdr=mode,bufsize,placement,recv,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
 	# Throughputs and demands are positive; loads are percentages.
 	awk -F, 'NR > 1 && !($6 > 0 && $8 > 0 && $9 > 0 && $10 >= 0 && $11 > 0 && $13 > 0 && $7 > 0 && $7 <= 100 && $12 > -5 && $12 <= 100) { bad = 1 }
 		END { exit bad }' "$T/out/zc-matrix-runs.csv" || fail "implausible figures: $(cat "$T/out/zc-matrix-runs.csv")"
-	for f in $(echo "$RUNS_HEADER" | cut -d, -f6-16 | tr ',' ' '); do
+	for f in $(echo "$RUNS_HEADER" | cut -d, -f6-17 | tr ',' ' '); do
 		hdr="$hdr,$f,${f}_lo,${f}_hi"
 	done
 	expect_eq "$(head -n 1 "$T/out/zc-matrix.csv")" "$hdr"
 	expect_eq "$(sed 1d "$T/out/zc-matrix.csv" | wc -l)" "$cells" "cells CSV rows"
 	awk -F, -v r="$rounds" -v i="$interval" 'NR > 1 {
 		if ($5 != r || $6 != i) bad = 1
-		for (c = 7; c <= 37; c += 3) if (!($(c + 1) <= $c && $c <= $(c + 2))) bad = 1
+		for (c = 7; c <= 40; c += 3) if (!($(c + 1) <= $c && $c <= $(c + 2))) bad = 1
 	} END { exit bad }' "$T/out/zc-matrix.csv" || fail "cells CSV: $(cat "$T/out/zc-matrix.csv")"
 }
 
@@ -65,7 +65,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
 	expect_eq "$(grep -E "$ROW" "$T/table" | awk '{ print $1 "/" $2 }' | tr '\n' ' ')" "sendfile/- send/4096 send/65536 " "rows in order"
-	grep -q '^mode  *buf placement recv   | MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied$' "$T/table" ||
+	grep -q '^mode  *buf placement recv  *| MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied *| mapped$' "$T/table" ||
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
@@ -136,27 +136,32 @@ test_interval_of_the_median_is_min_max_or_the_95_percent_ci() {
 []" "stats"
 }
 
-# The zero-copy modes' copies are a column of the table and of both CSVs; the
-# receive mode is a column and a verdict group of its own.
+# The zero-copy modes' copies are a column of the table and of both CSVs, and
+# so is the share zcs -m zerocopy mapped; the receive mode is a column and a
+# verdict group of its own; --mss reaches zcc.
 test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
-	local modes=splice,zerocopy,uring-zc
+	local modes=splice,zerocopy,uring-zc n
 	"$ROOT/zcc" -m uring-zc -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1 | grep -q -- '-m uring-zc: ' &&
 		modes=splice,zerocopy
-	# The zero-copy modes crawl at 64 KiB (-q 4): their load is small, and needs the full tare.
-	matrix --modes "$modes" --recv read,trunc --bufsizes 65536 --placements none --rounds 1 --loops 5 \
-		--tare-ms 1000
-	expect_eq "$(grep -c -E "$ROW" "$T/table")" $((2 * $(echo "$modes" | tr ',' '\n' | wc -l))) "rows: $(cat "$T/table")"
-	expect_eq "$(grep -E "^splice " "$T/table" | awk '{ print $4, $NF }' | tr '\n' '|')" "read -|trunc -|" "splice rows"
-	expect_eq "$(grep -E "^zerocopy " "$T/table" | awk '{ print $4, $NF }' | tr '\n' '|')" "read 100%|trunc 100%|" \
-		"zerocopy rows: on loopback the kernel copies every send"
-	expect_eq "$(awk -F, '$2 == "zerocopy" { print $5, $16 }' "$T/out/zc-matrix-runs.csv" | sort | tr '\n' '|')" \
-		"read 100.0|trunc 100.0|" "copied_pct in the runs CSV"
-	expect_eq "$(awk -F, '$1 == "splice" { print $4 "[" $37 "]" }' "$T/out/zc-matrix.csv" | tr '\n' '|')" \
-		"read[]|trunc[]|" "no copied_pct for splice in the cells CSV"
+	n=$(echo "$modes" | tr ',' '\n' | wc -l)
+	matrix --modes "$modes" --recv trunc,zerocopy --mss 4108 --bufsizes 65536 --placements none \
+		--rounds 1 --loops 5 --tare-ms 1000
+	expect_eq "$(grep -c -E "$ROW" "$T/table")" $((2 * n)) "rows: $(cat "$T/table")"
+	expect_eq "$(grep -E "^splice " "$T/table" | awk '{ print $4, $(NF - 2), $NF }' | tr '\n' '|')" \
+		"trunc - -|zerocopy - 0%|" "splice rows: recv, copied, mapped"
+	expect_eq "$(grep -E "^zerocopy " "$T/table" | awk '{ print $4, $(NF - 2) }' | tr '\n' '|')" \
+		"trunc 100%|zerocopy 100%|" "zerocopy rows: on loopback the kernel copies every send"
+	grep -E "^zerocopy .* zerocopy " "$T/table" | awk '{ exit !($NF + 0 >= 90) }' ||
+		fail "zcs -m zerocopy mapped less than 90% of zcc -m zerocopy -M 4108: $(grep -E '^zerocopy ' "$T/table")"
+	expect_eq "$(awk -F, '$2 == "zerocopy" { print $5, $16, ($17 >= 90) }' "$T/out/zc-matrix-runs.csv" | sort | tr '\n' '|')" \
+		"trunc 100.0 0|zerocopy 100.0 1|" "copied_pct and mapped_pct in the runs CSV"
+	expect_eq "$(awk -F, '$1 == "splice" { print $4 "[" $37 "][" $40 "]" }' "$T/out/zc-matrix.csv" | tr '\n' '|')" \
+		"trunc[][]|zerocopy[][0.0]|" "copied_pct and mapped_pct of splice in the cells CSV"
 	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -m trunc$" "$T/table" || fail "no zcs -m trunc"
-	check_csvs $((2 * $(echo "$modes" | tr ',' '\n' | wc -l))) 1 min-max
-	check_verdict "none, zcs -m read" "$(echo "$modes" | tr ',' '\n' | wc -l)"
-	check_verdict "none, zcs -m trunc" "$(echo "$modes" | tr ',' '\n' | wc -l)"
+	grep -q "^# .*/zcc -J -m zerocopy -b 65536 -M 4108 -s 127.0.0.1 " "$T/table" || fail "no zcc -M 4108"
+	check_csvs $((2 * n)) 1 min-max
+	check_verdict "none, zcs -m trunc" "$n"
+	check_verdict "none, zcs -m zerocopy" "$n"
 }
 
 test_matrix_sends_given_files_and_places_processes() {
@@ -212,21 +217,34 @@ test_report_names_what_is_wrong_with_its_input() {
 	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/none.csv: cannot be read"
 }
 
-# scripts/compare-defaults, tiny: four tables, a row per setting with a median,
-# a ratio to the first row and the rounds, and every zcs and zcc command line.
-test_compare_defaults_prints_its_four_tables() {
-	local row='^(send|write|sendfile), [-a-z0-9 ]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2}x  ( [0-9]+\.[0-9]){2}$'
-	bash "$ROOT/scripts/compare-defaults" --sizes 64k,1m --lowats 1,256k --rounds 2 --secs 1 \
-		--file-mb 8 >"$T/out" 2>"$T/err" || fail "compare-defaults failed: $(cat "$T/err")"
-	expect_eq "$(grep -c -E "$row" "$T/out")" 8 "rows: $(cat "$T/out")"
+# scripts/compare-defaults, tiny: six tables (four where uring-zc cannot
+# run), a row per setting with a median, a ratio to the first row and the
+# rounds, and every zcs and zcc command line.
+test_compare_defaults_prints_its_tables() {
+	local row='^(send|write|sendfile|zerocopy|uring-zc), [-a-z0-9 ,]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2}x  ( [0-9]+\.[0-9]){2}$'
+	local tables="chunk size (send, 8 MiB file)|chunk size (write, 8 MiB file)|zcs -l (sendfile)|zcs -l (send)|depth (zerocopy, -b 64k)|"
+	bash "$ROOT/scripts/compare-defaults" --sizes 64k,1m --lowats 1,256k --depths 4,default --rounds 2 \
+		--secs 1 --file-mb 8 >"$T/out" 2>"$T/err" || fail "compare-defaults failed: $(cat "$T/err")"
+	if grep -q '^# no uring-zc table' "$T/out"; then
+		expect_eq "$(grep -c -E "$row" "$T/out")" 10 "rows: $(cat "$T/out")"
+	else
+		expect_eq "$(grep -c -E "$row" "$T/out")" 12 "rows: $(cat "$T/out")"
+		tables="${tables}depth (uring-zc, -b 64k)|"
+	fi
 	expect_eq "$(grep -E '^[a-z]' "$T/out" | grep -v -E "$row" | sed 's/  *MB.*//' | tr '\n' '|')" \
-		"chunk size (send, 8 MiB file)|chunk size (write, 8 MiB file)|zcs -l (sendfile)|zcs -l (send)|" "table headings"
-	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $(NF - 2) }' | sed -n '1p;3p;5p;7p' | tr '\n' ' ')" \
-		"1.00x 1.00x 1.00x 1.00x " "first rows' ratios"
+		"$tables" "table headings"
+	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $(NF - 2) }' | sed -n '1p;3p;5p;7p;9p' | tr '\n' ' ')" \
+		"1.00x 1.00x 1.00x 1.00x 1.00x " "first rows' ratios"
+	expect_eq "$(grep -E "^zerocopy" "$T/out" | sed 's/  .*//' | tr '\n' '|')" \
+		"zerocopy, -b 64k -q 4|zerocopy, -b 64k, default -q|" "depth rows"
 	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -b 1m" "$T/out" || fail "no zcs -b line"
 	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -l 256k" "$T/out" || fail "no zcs -l line"
 	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m write -b 64k <file, 8 MiB>" "$T/out" || fail "no zcc line"
 	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m sendfile <60 files>" "$T/out" || fail "no sendfile line"
+	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m zerocopy -b 64k -q 4 <file, 8 MiB>" "$T/out" ||
+		fail "no zcc -q line"
+	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m zerocopy -b 64k <file, 8 MiB>" "$T/out" ||
+		fail "no zcc line with the default depth"
 	[ ! -s "$T/err" ] || fail "stderr: $(cat "$T/err")"
 }
 
@@ -269,6 +287,8 @@ test_matrix_rejects_bad_options() {
 	bad_option "--modes: unknown mode 'splic'" --modes sendfile,splic
 	bad_option "--recv: unknown receive mode 'peek'" --recv read,peek
 	bad_option "--loops '2x': not a number" --loops 2x
+	bad_option "--mss '4k': not a number" --mss 4k
+	bad_option "--mss 50: zcc -M takes 88 to 32767" --mss 50
 	bad_option "--loops needs a value" --loops
 	bad_option "--rounds must be at least 1" --rounds 0
 	bad_option "--width '5%': not a number" --width 5%
