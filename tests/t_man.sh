@@ -67,6 +67,17 @@ test_every_list_of_send_modes_is_the_table() {
 		"the benchmarks' modes"
 }
 
+# zcs's receive modes: its unknown-mode message, zcs.1's -m entries and the
+# modes zc-matrix --recv takes are one list.
+test_every_list_of_receive_modes_is_zcs_own() {
+	local modes
+	modes=$("$ROOT/zcs" -m '?' 2>&1 | sed -n "s/^zcs: -m '?': unknown mode (\(.*\))\$/\1/p" | sed 's/ or /, /')
+	[ -n "$modes" ] || fail "no list of modes from zcs"
+	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcs.1" | paste -sd, | sed 's/,/, /g')" "$modes" "zcs.1's modes"
+	expect_eq "$(sed -n 's/^\tcase "$m" in \(.*\)) ;; \*) bench_die "--recv.*/\1/p' "$ROOT/scripts/zc-matrix" |
+		sed 's/ | /, /g')" "$modes" "zc-matrix --recv's modes"
+}
+
 # -o keeps make from rebuilding the programs (a sanitized test run stays sanitized).
 test_install_and_uninstall_honour_prefix_and_destdir() {
 	local keep=() p
