@@ -262,12 +262,13 @@ test_compare_defaults_rejects_bad_values() {
 # scripts/observer-effect, tiny: a row per configuration with throughput
 # alone and soaked, the change, and the interrupts per GB both ways.
 test_observer_effect_prints_a_row_per_configuration() {
-	local row='^(sendfile|send) (none|same) (256k|1) +\| +[0-9]+\.[0-9] +[0-9]+\.[0-9]  [-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9]%, [-+][0-9]+\.[0-9]%\] *\| +[0-9]+ +[0-9]+ \| +[0-9]+ +[0-9]+$'
+	local row='^(sendfile|send|zerocopy) (none|same) (256k|1)( -q 2)? +\| +[0-9]+\.[0-9] +[0-9]+\.[0-9]  [-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9]%, [-+][0-9]+\.[0-9]%\] *\| +[0-9]+ +[0-9]+ \| +[0-9]+ +[0-9]+$'
 	(cd "$T" && bash "$ROOT/scripts/observer-effect" --rounds 2 --loops 5 \
-		--configs "sendfile none 256k;send same 1") >"$T/out" 2>"$T/err" ||
+		--configs "sendfile none 256k;send same 1;zerocopy none 256k -q 2") >"$T/out" 2>"$T/err" ||
 		fail "observer-effect failed: $(cat "$T/err")"
-	expect_eq "$(grep -c -E "$row" "$T/out")" 2 "rows: $(cat "$T/out")"
-	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $1, $2, $3 }' | tr '\n' '|')" "sendfile none 256k|send same 1|"
+	expect_eq "$(grep -c -E "$row" "$T/out")" 3 "rows: $(cat "$T/out")"
+	expect_eq "$(grep -E "$row" "$T/out" | sed 's/ *|.*//' | tr '\n' '|')" "sendfile none 256k|send same 1|zerocopy none 256k -q 2|"
+	grep -q -E "^# zerocopy none 256k -q 2: alone" "$T/out" || fail "no rounds line for the zcc options"
 	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -l 1 -B [0-9]*" "$T/out" || fail "no pinned zcs line: $(cat "$T/out")"
 	grep -q -x '# change: the median of the rounds. paired ratios, with its interval (min-max); the rest: medians of 2 rounds' "$T/out" ||
 		fail "no closing line"
