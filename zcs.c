@@ -298,6 +298,7 @@ static ssize_t receive_zerocopy(struct conn *c)
 	struct zc_receive zc = { .address = (uintptr_t)c->map, .length = c->map_bytes };
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	socklen_t len = sizeof(zc);
+	uint32_t want;
 	ssize_t n;
 
 	/* The option does not wait for data: poll() does, and honours SO_RCVLOWAT. */
@@ -316,14 +317,38 @@ static ssize_t receive_zerocopy(struct conn *c)
 		madvise(c->map, zc.length, MADV_DONTNEED);
 		return zc.length;
 	}
-	if (zc.recv_skip_hint >= sysconf(_SC_PAGESIZE))
+	want = zc.recv_skip_hint;
+	if (want >= (uint32_t)sysconf(_SC_PAGESIZE)) {
+		/*
+		 * A page or more that cannot be mapped: what follows most likely
+		 * cannot either (a sender whose segments are not pages), so all that
+		 * is queued is read at once, not a segment a call: zcs's own CPU
+		 * for sendfile in 4 KiB segments fell from 1.34 to 0.48 us/KB
+		 * (docs/results.md), and a mappable stream maps as much as before.
+		 */
 		tell_why_unmapped(c, zc.recv_skip_hint);
+		if (zc.inq > want)
+			want = zc.inq;
+	}
 	/* The hint, or with nothing to hint at, whatever comes next: the end, say. */
-	n = read(c->fd, c->buf,
-		 zc.recv_skip_hint && zc.recv_skip_hint < c->bufsize ? zc.recv_skip_hint : c->bufsize);
+	n = read(c->fd, c->buf, want && want < c->bufsize ? want : c->bufsize);
 	if (n > 0)
 		proto_rx_feed(&c->rx, c->buf, n);
 	return n;
+}
+
+/*
+ * A kernel with TCP_ZEROCOPY_RECEIVE refuses it on a listening socket with
+ * ENOTCONN; one without it (before 4.18) does not know the option: zcs
+ * fails now, not each connection.
+ */
+static void check_mapping(int lfd)
+{
+	struct zc_receive zc = { 0 };
+	socklen_t len = sizeof(zc);
+
+	if (getsockopt(lfd, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &zc, &len) < 0 && errno != ENOTCONN)
+		err(1, "-m zerocopy: getsockopt TCP_ZEROCOPY_RECEIVE (Linux 4.18 or later)");
 }
 
 static const struct recv_mode recv_modes[N_RECV_MODES] = {
@@ -584,6 +609,8 @@ int main(int argc, char **argv)
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
 	lfd = net_listen(s.addr, s.port, &s.sockopts, s.debug);
+	if (s.mode->maps)
+		check_mapping(lfd);
 	if (s.debug)
 		fprintf(stderr, "zcs: receive mode %s, %ld-byte chunks\n", s.mode->name, s.bufsize);
 	accept_forever(lfd, &s);
