@@ -9,7 +9,7 @@
 #include "../lib/net.h"
 #include "check.h"
 
-static const struct net_sockopts autotune = { 0, 0 };
+static const struct net_sockopts autotune = { 0 };
 
 /* The port the kernel chose for a socket bound to port 0. */
 static int local_port(int fd)
@@ -84,6 +84,19 @@ static void buffer_sizes_are_set_and_inherited(void)
 	close(lfd);
 }
 
+/* zcc -M: the MSS is set before connect(); the kernel settles on it less the timestamp option. */
+static void mss_is_set_before_connecting(void)
+{
+	struct net_sockopts opts = { .mss = 1012 };
+	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
+	int fd = net_connect("127.0.0.1", port, &opts, 0), afd = accept_one(lfd);
+
+	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_MAXSEG) == 1000);
+	close(fd);
+	close(afd);
+	close(lfd);
+}
+
 static void buffer_size_beyond_the_limit_exits_1(void)
 {
 	struct net_sockopts bufs = { .rcvbuf_bytes = 1L << 30 };
@@ -151,6 +164,7 @@ int main(void)
 	RUN(listen_and_connect_on_ipv4);
 	RUN(wildcard_listener_takes_ipv4_and_ipv6);
 	RUN(buffer_sizes_are_set_and_inherited);
+	RUN(mss_is_set_before_connecting);
 	RUN(buffer_size_beyond_the_limit_exits_1);
 	RUN(cork_sticks);
 	RUN(addr_text_is_numeric);
