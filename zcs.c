@@ -319,15 +319,17 @@ static ssize_t receive_zerocopy(struct conn *c)
 	}
 	want = zc.recv_skip_hint;
 	if (want >= (uint32_t)sysconf(_SC_PAGESIZE)) {
-		/*
-		 * A page or more that cannot be mapped: what follows most likely
-		 * cannot either (a sender whose segments are not pages), so all that
-		 * is queued is read at once, not a segment a call: zcs's own CPU
-		 * for sendfile in 4 KiB segments fell from 1.34 to 0.48 us/KB
-		 * (docs/results.md), and a mappable stream maps as much as before.
-		 */
 		tell_why_unmapped(c, zc.recv_skip_hint);
-		if (zc.inq > want)
+		/*
+		 * A page or more that cannot be mapped, on a connection where none
+		 * has been: the sender's segments are not pages, and what follows
+		 * will not map either, so all that is queued is read at once, not a
+		 * segment a call (zcs's own CPU for sendfile in 4 KiB segments fell
+		 * from 1.34 to 0.48 us/KB, docs/results.md). Once pages have
+		 * mapped, an odd page that does not is read alone, so that the
+		 * pages after it can still be mapped.
+		 */
+		if (c->mapped_bytes == 0 && zc.inq > want)
 			want = zc.inq;
 	}
 	/* The hint, or with nothing to hint at, whatever comes next: the end, say. */

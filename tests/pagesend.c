@@ -43,8 +43,13 @@ int main(int argc, char **argv)
 	data = malloc(cap);
 	while (data && (n = read(0, data + size, cap - size)) > 0) {
 		size += n;
-		if (size == cap)
-			data = realloc(data, cap *= 2);
+		if (size == cap) {
+			char *more = realloc(data, cap *= 2);
+
+			if (!more)
+				free(data);
+			data = more;
+		}
 	}
 	if (!data)
 		err(1, "reading the stream");
@@ -65,5 +70,7 @@ int main(int argc, char **argv)
 	shutdown(fd, SHUT_WR);
 	while ((n = read(fd, sink, sizeof(sink))) > 0)
 		;
+	close(fd);
+	free(data);
 	return 0;
 }
