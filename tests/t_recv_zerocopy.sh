@@ -157,6 +157,30 @@ test_zcs_zerocopy_says_why_nothing_maps() {
 		"^zcs: [^ ]+ port [0-9]+: [0-9]+ bytes could not be mapped: the sender's segments carry whole pages \\($PAGE bytes, TCP_INFO rcv_mss\\), in memory the kernel cannot map \\(over loopback, only zcc -m zerocopy or uring-zc arrives in pages of its own\\)\$"
 }
 
+# Where nothing has mapped, a page or more that cannot be mapped is read with
+# all that is queued, not a segment a call; once pages map, an odd one is
+# read alone (the mapped test above holds the share).
+test_zcs_zerocopy_reads_an_unmappable_stream_in_large_reads() {
+	local reads
+	command -v strace >/dev/null || skip "strace is not installed"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	head -c 3000000 /dev/urandom >"$T/file"
+	start_zcs -m zerocopy
+	strace -f -e trace=read -e signal=none -o "$T/trace" -p "$ZCS_PID" 2>"$T/strace.err" &
+	started $!
+	wait_until 5 grep -q attached "$T/strace.err" || fail "strace did not attach to zcs"
+	"$ROOT/zcc" -M $((PAGE + 12)) -m sendfile -n 2 -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null ||
+		fail "zcc failed"
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" ", mapped 0 of 6000020 bytes\$"
+	# Read a segment (or the kernel's coalesced run of them, up to 64 KiB) a
+	# call, it took 119 reads under strace; all that is queued, 18.
+	reads=$(grep -E '^[0-9]+ +read\([0-9]+, .*, [0-9]+\) = [0-9]+$' "$T/trace" | grep -vc ' = 0$')
+	[ "$reads" -lt $((6000020 / 65536)) ] || fail "$reads reads: less than 64 KiB a read"
+	expect_eq "$(grep -E '^[0-9]+ +read\(' "$T/trace" | awk '$NF ~ /^[0-9]+$/ { s += $NF } END { print s }')" \
+		6000020 "bytes read"
+}
+
 # -J: mapped_bytes beside bytes; null in the modes that do not map.
 test_zcs_json_has_mapped_bytes() {
 	head -c 100000 /dev/urandom >"$T/file"
