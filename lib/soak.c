@@ -172,7 +172,7 @@ int soak_open(struct soak *m, int n_cpus, int debug)
 {
 	int n;
 
-	*m = (struct soak){ .debug = debug };
+	*m = (struct soak){ .debug = debug, .lock_fd = -1 };
 	m->cpus = calloc(CPU_MAX_INDEX + 1, sizeof(*m->cpus));
 	if (!m->cpus) {
 		snprintf(m->err, sizeof(m->err), "allocating the meter: %s", strerror(errno));
@@ -239,6 +239,65 @@ static int fail_start(struct soak *m, const char *what, int errnum)
 	return -1;
 }
 
+/* The name of process pid, from /proc, or "?". */
+static void process_name(pid_t pid, char *name, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f || !fgets(name, size, f))
+		snprintf(name, size, "?");
+	name[strcspn(name, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The host's meter lock (SOAK_LOCK_FILE). The file is made readable and
+ * writable by all, whatever the umask, so that every user's meters share it;
+ * one that exists is opened without O_CREAT, which fs.protected_regular
+ * would refuse in /tmp for a file of another user's.
+ */
+static int take_host_lock(struct soak *m)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char name[64];
+	int fd = open(SOAK_LOCK_FILE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(SOAK_LOCK_FILE, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			fchmod(fd, 0666);
+		else if (errno == EEXIST)
+			fd = open(SOAK_LOCK_FILE, O_RDWR | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(m->err, sizeof(m->err), "%s (the lock that keeps two meters apart): %s",
+			 SOAK_LOCK_FILE, strerror(errno));
+		return -1;
+	}
+	if (fcntl(fd, F_SETLK, &fl) == 0) {
+		m->lock_fd = fd;
+		return 0;
+	}
+	if (errno != EACCES && errno != EAGAIN) {
+		snprintf(m->err, sizeof(m->err), "locking %s: %s", SOAK_LOCK_FILE, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
+		fl.l_pid = 0;
+	close(fd);
+	process_name(fl.l_pid, name, sizeof(name));
+	snprintf(m->err, sizeof(m->err),
+		 "another meter is running on this host: pid %d (%s) holds %s; two meters count "
+		 "each other's soakers, and both would be wrong", (int)fl.l_pid, name,
+		 SOAK_LOCK_FILE);
+	return -1;
+}
+
 int soak_start(struct soak *m)
 {
 	uint64_t deadline = timing_now_ns() + SOAK_START_TIMEOUT_NS;
@@ -246,6 +305,8 @@ int soak_start(struct soak *m)
 	char what[96];
 	int st;
 
+	if (take_host_lock(m) < 0)
+		return -1;
 	m->pids = calloc(m->n_cpus, sizeof(*m->pids));
 	m->clocks = calloc(m->n_cpus, sizeof(*m->clocks));
 	m->shared = mmap(NULL, shared_bytes(m->n_cpus), PROT_READ | PROT_WRITE,
@@ -317,6 +378,9 @@ void soak_close(struct soak *m)
 	free(m->pids);
 	free(m->clocks);
 	free(m->cpus);
+	if (m->lock_fd >= 0)
+		close(m->lock_fd);
+	m->lock_fd = -1;
 	m->pids = NULL;
 	m->clocks = NULL;
 	m->cpus = NULL;

@@ -22,6 +22,16 @@
 /* soak_open's return when more CPUs are asked for than the affinity mask holds. */
 #define SOAK_TOO_MANY_CPUS (-2)
 
+/*
+ * Two meters on one host count each other's soakers, and both figures are
+ * wrong. While its soakers run, a meter holds a lock on this file (fcntl
+ * F_SETLK: the kernel drops it when the process dies), and soak_start()
+ * refuses, naming the holder's pid, while another holds it. /tmp is one
+ * for every network namespace of the host, so a meter in another one
+ * (ip netns exec) is seen too.
+ */
+#define SOAK_LOCK_FILE "/tmp/zc-meter.lock"
+
 
 struct soak_shared;
 
@@ -31,6 +41,7 @@ struct soak {
 	pid_t *pids;		/* 0 once reaped */
 	clockid_t *clocks;	/* each soaker's CPU-time clock */
 	struct soak_shared *shared;
+	int lock_fd;		/* SOAK_LOCK_FILE, locked while the soakers run; -1 */
 	int debug;
 	char err[256];
 };
@@ -53,7 +64,10 @@ struct soak_sample {
 int soak_open(struct soak *m, int n_cpus, int debug);
 /* Print "using N CPUs", as cyclesoak and zcc -C announce it. */
 void soak_announce(const struct soak *m);
-/* Start a soaker on each CPU and wait until all are counting. */
+/*
+ * Take the host's meter lock, start a soaker on each CPU and wait until all
+ * are counting. -1 if another meter holds the lock, err naming its pid.
+ */
 int soak_start(struct soak *m);
 /* Kill and reap every soaker; async-signal-safe, so a signal handler may stop the meter. */
 void soak_kill(struct soak *m);

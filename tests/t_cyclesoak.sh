@@ -157,6 +157,52 @@ test_C_in_a_directory_it_cannot_write_fails_at_once() {
 	return 0
 }
 
+# Two meters on one host count each other's soakers: while cyclesoak runs, a
+# second cyclesoak, a calibration and zcc -c each refuse with one line naming
+# it, and zcc sends nothing; once it is gone, a meter starts.
+test_a_second_meter_on_the_host_is_refused_naming_the_first() {
+	local prog rc why
+	calibrate_here
+	start_cyclesoak -m 100
+	why="another meter is running on this host: pid $CS_PID (cyclesoak) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
+	for prog in "cyclesoak -m 100" "cyclesoak -C -m 100"; do
+		rc=0
+		(cd "$T" && timeout 10 $ROOT/$prog >"$T/second.out" 2>"$T/second.err") || rc=$?
+		expect_eq "$rc" 1 "exit code of $prog"
+		expect_eq "$(cat "$T/second.err")" "cyclesoak: $why" "$prog"
+	done
+	start_zcs
+	rc=0
+	(cd "$T" && timeout 10 "$ROOT/zcc" -c -s 127.0.0.1 -p "$PORT" /etc/hostname >"$T/second.out" 2>"$T/second.err") ||
+		rc=$?
+	expect_eq "$rc" 1 "exit code of zcc -c"
+	expect_eq "$(cat "$T/second.err")" "zcc: $why" "zcc -c"
+	grep -q "connection from" "$T/zcs.err" && fail "zcc -c connected: $(cat "$T/zcs.err")"
+	kill -9 "$CS_PID"
+	wait "$CS_PID" 2>/dev/null || true
+	(cd "$T" && timeout 10 "$ROOT/zcc" -c -T 100 -s 127.0.0.1 -p "$PORT" /etc/hostname >"$T/second.out" 2>"$T/second.err") ||
+		fail "zcc -c after the first meter died: $(cat "$T/second.err")"
+}
+
+# A meter in another network namespace (a second host played on this one) is
+# the same host's: it is refused too.
+test_a_meter_in_another_network_namespace_is_seen() {
+	local ns=zc-lock-$$ rc=0
+	[ "$(id -u)" = 0 ] || skip "needs root (ip netns add)"
+	ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces here"
+	calibrate_here
+	(cd "$T" && exec ip netns exec "$ns" "$ROOT/cyclesoak" -m 100 >"$T/out" 2>"$T/err") &
+	CS_PID=$!
+	started "$CS_PID"
+	wait_until 10 grep -q '^System load:' "$T/out" || { ip netns del "$ns"; fail "no load line: $(cat "$T/err")"; }
+	(cd "$T" && timeout 10 "$ROOT/cyclesoak" -1 -m 100 >"$T/second.out" 2>"$T/second.err") || rc=$?
+	kill -9 "$CS_PID"
+	wait "$CS_PID" 2>/dev/null || true
+	ip netns del "$ns"
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(cat "$T/second.err")" "^cyclesoak: another meter is running on this host: pid $CS_PID \\(cyclesoak\\) holds "
+}
+
 test_period_options_are_checked() {
 	local rc=0
 	usage_error cyclesoak "cyclesoak: -p and -m both set the period: give one of them" -p 1 -m 100

@@ -80,11 +80,15 @@ test_c_measures_against_the_tare_and_says_when_the_file_is_off() {
 # A loopback run varies by itself, so rounds alternate, each a run without
 # the background and one with it, and the median of the rounds' differences
 # is compared. This VM has phases in which some runs lose a tenth of a CPU
-# for seconds; a set of rounds that falls in one is measured again, twice
-# at most (two sets in a row have fallen in one, under the sanitizers).
+# for seconds; a set of rounds that falls in one is measured once more.
+# Built with the sanitizers, zcc's instrumented work per byte swings the
+# rounds by several points, and two sets in a row have missed the point
+# (medians 2.2 and 2.3): the meter's accuracy is the plain build's to show.
 test_c_tares_away_a_steady_background_load() {
 	local cpus bg_cpu xfer_cpu attempt r with without diffs median untared lg
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	! grep -q __asan_init "$ROOT/zcc" ||
+		skip "zcc is built with AddressSanitizer: its instrumented copies are not the load to measure to a point"
 	cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
 		awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }')
 	bg_cpu=$(echo "$cpus" | sed -n 1p)
@@ -100,7 +104,7 @@ test_c_tares_away_a_steady_background_load() {
 	lg=$!
 	started "$lg"
 	kill -STOP "$lg"
-	for attempt in 1 2 3; do
+	for attempt in 1 2; do
 		diffs=""
 		for r in 1 2 3 4 5 6 7; do
 			without=$(field "$(run_zcc)" cpu)

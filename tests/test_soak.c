@@ -219,6 +219,42 @@ static void a_stopped_soaker_is_reported(void)
 				      "its count is no measurement");
 }
 
+/*
+ * A second meter on the host is refused while the first runs, naming it, and
+ * may start once the first has closed. The second is a child: the lock is
+ * per process.
+ */
+static void a_second_meter_is_refused_while_one_runs(void)
+{
+	struct soak m;
+	int fds[2], st = 0;
+	char got[256] = "", want[256];
+	pid_t kid;
+
+	CHECK(soak_open(&m, 1, 0) == 0 && soak_start(&m) == 0);
+	CHECK(pipe(fds) == 0);
+	kid = fork();
+	if (kid == 0) {
+		struct soak second;
+		int rc = soak_open(&second, 1, 0) == 0 ? soak_start(&second) : 0;
+
+		if (write(fds[1], second.err, strlen(second.err)) < 0)
+			_exit(3);
+		_exit(rc == -1 ? 0 : 1);
+	}
+	close(fds[1]);
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	close(fds[0]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(want, sizeof(want),
+		 "another meter is running on this host: pid %d (test_soak) holds %s; two meters "
+		 "count each other's soakers, and both would be wrong", (int)getpid(), SOAK_LOCK_FILE);
+	CHECK_STR(got, want);
+	soak_close(&m);
+	CHECK(soak_open(&m, 1, 0) == 0 && soak_start(&m) == 0);
+	soak_close(&m);
+}
+
 int main(void)
 {
 	RUN(a_load_below_0_is_measured_against_the_spread);
@@ -231,6 +267,7 @@ int main(void)
 	RUN(figures_are_the_load_added_and_its_cpu_time_per_kib);
 	RUN(asking_for_more_cpus_than_allowed_is_refused);
 	RUN(soakers_count_and_are_reaped);
+	RUN(a_second_meter_is_refused_while_one_runs);
 	RUN(a_dead_soaker_is_reported);
 	RUN(a_stopped_soaker_is_reported);
 	return CHECK_EXIT();
