@@ -75,6 +75,8 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 		set_one_bufsize(fd, SO_RCVBUF, opts->rcvbuf_bytes, debug);
 	if (opts->sndbuf_bytes)
 		set_one_bufsize(fd, SO_SNDBUF, opts->sndbuf_bytes, debug);
+	if (opts->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &(int){ opts->mss }, sizeof(int)) < 0)
+		err(1, "setsockopt TCP_MAXSEG %ld", opts->mss);
 }
 
 void net_set_cork(int fd)
@@ -149,9 +151,6 @@ int net_connect(const char *host, int port_num, const struct net_sockopts *opts,
 			continue;
 		}
 		net_set_sockopts(fd, opts, debug);
-		if (opts->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &(int){ opts->mss },
-					    sizeof(int)) < 0)
-			err(1, "setsockopt TCP_MAXSEG %ld", opts->mss);
 		net_addr_text(ai->ai_addr, ai->ai_addrlen, where, sizeof(where));
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
 			if (debug)

@@ -39,7 +39,7 @@
 struct net_sockopts {
 	long rcvbuf_bytes;	/* -i */
 	long sndbuf_bytes;	/* -o */
-	long mss;		/* zcc -M: TCP_MAXSEG, on connecting sockets only */
+	long mss;		/* zcc -M: TCP_MAXSEG */
 };
 
 /* The range of TCP_MAXSEG that Linux accepts (TCP_MIN_MSS, MAX_TCP_WINDOW). */
@@ -61,8 +61,9 @@ int net_connect(const char *host, int port, const struct net_sockopts *opts, int
 int net_listen(const char *addr, int port, const struct net_sockopts *opts, int debug);
 
 /*
- * Set SO_RCVBUF/SO_SNDBUF as asked; exits naming the size the kernel granted
- * and the sysctl that limits it when that is less than asked.
+ * Set SO_RCVBUF/SO_SNDBUF as asked, exiting naming the size the kernel
+ * granted and the sysctl that limits it when that is less than asked; and
+ * TCP_MAXSEG, exiting if the kernel refuses it.
  */
 void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
 
