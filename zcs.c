@@ -67,6 +67,7 @@ struct conn {
 	int devnull;		/* splice */
 	unsigned char *map;	/* zerocopy: the window the kernel maps received pages into */
 	size_t map_bytes;
+	uint32_t page;		/* zerocopy: the page size, what the kernel maps in */
 	uint64_t mapped_bytes;	/* zerocopy: received by mapping, not by read() */
 	int debug;
 	int told_why;		/* zerocopy -d: why nothing was mapped, said once */
@@ -177,14 +178,20 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	printf("\n");
 }
 
-/* read: everything through the buffer, as in 2001. */
-static ssize_t receive_read(struct conn *c)
+/* read() up to len bytes (at most the buffer) into the buffer, and decode them. */
+static ssize_t read_and_feed(struct conn *c, size_t len)
 {
-	ssize_t n = read(c->fd, c->buf, c->bufsize);
+	ssize_t n = read(c->fd, c->buf, len && len < c->bufsize ? len : c->bufsize);
 
 	if (n > 0)
 		proto_rx_feed(&c->rx, c->buf, n);
 	return n;
+}
+
+/* read: everything through the buffer, as in 2001. */
+static ssize_t receive_read(struct conn *c)
+{
+	return read_and_feed(c, c->bufsize);
 }
 
 /*
@@ -194,12 +201,7 @@ static ssize_t receive_read(struct conn *c)
  */
 static ssize_t receive_header(struct conn *c)
 {
-	unsigned due = proto_rx_header_due(&c->rx);
-	ssize_t n = read(c->fd, c->buf, due ? due : c->bufsize);
-
-	if (n > 0)
-		proto_rx_feed(&c->rx, c->buf, n);
-	return n;
+	return read_and_feed(c, proto_rx_header_due(&c->rx));
 }
 
 static size_t data_chunk(const struct conn *c)
@@ -273,7 +275,6 @@ struct zc_receive {
  */
 static void tell_why_unmapped(struct conn *c, uint32_t skipped)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
 
@@ -283,10 +284,10 @@ static void tell_why_unmapped(struct conn *c, uint32_t skipped)
 	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
 		ti.tcpi_rcv_mss = 0;
 	fprintf(stderr, "zcs: %s: %u bytes could not be mapped: ", c->peer, skipped);
-	if (ti.tcpi_rcv_mss % page)
+	if (ti.tcpi_rcv_mss % c->page)
 		fprintf(stderr,
-			"the sender's segments carry %u bytes (TCP_INFO rcv_mss), not whole %ld-byte pages (zcc -M %ld sends whole pages, with timestamps on)\n",
-			ti.tcpi_rcv_mss, page, page + 12);
+			"the sender's segments carry %u bytes (TCP_INFO rcv_mss), not whole %u-byte pages (zcc -M %u sends whole pages, with timestamps on)\n",
+			ti.tcpi_rcv_mss, c->page, c->page + 12);
 	else
 		fprintf(stderr,
 			"the sender's segments carry whole pages (%u bytes, TCP_INFO rcv_mss), in memory the kernel cannot map (over loopback, only zcc -m zerocopy or uring-zc arrives in pages of its own)\n",
@@ -299,7 +300,6 @@ static ssize_t receive_zerocopy(struct conn *c)
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	socklen_t len = sizeof(zc);
 	uint32_t want;
-	ssize_t n;
 
 	/* The option does not wait for data: poll() does, and honours SO_RCVLOWAT. */
 	if (poll(&pfd, 1, -1) < 0)
@@ -318,7 +318,7 @@ static ssize_t receive_zerocopy(struct conn *c)
 		return zc.length;
 	}
 	want = zc.recv_skip_hint;
-	if (want >= (uint32_t)sysconf(_SC_PAGESIZE)) {
+	if (want >= c->page) {
 		tell_why_unmapped(c, zc.recv_skip_hint);
 		/*
 		 * A page or more that cannot be mapped, on a connection where none
@@ -333,10 +333,7 @@ static ssize_t receive_zerocopy(struct conn *c)
 			want = zc.inq;
 	}
 	/* The hint, or with nothing to hint at, whatever comes next: the end, say. */
-	n = read(c->fd, c->buf, want && want < c->bufsize ? want : c->bufsize);
-	if (n > 0)
-		proto_rx_feed(&c->rx, c->buf, n);
-	return n;
+	return read_and_feed(c, want);
 }
 
 /*
@@ -373,9 +370,8 @@ static void conn_setup(struct conn *c, int fd, const struct settings *s)
 			err(1, "/dev/null");
 	}
 	if (s->mode->maps) {
-		long page = sysconf(_SC_PAGESIZE);
-
-		c->map_bytes = (s->bufsize + page - 1) / page * page;
+		c->page = sysconf(_SC_PAGESIZE);
+		c->map_bytes = (s->bufsize + c->page - 1) / c->page * c->page;
 		c->map = mmap(NULL, c->map_bytes, PROT_READ, MAP_SHARED, fd, 0);
 		if (c->map == MAP_FAILED)
 			err(1, "mapping a %zu-byte window of the socket", c->map_bytes);
