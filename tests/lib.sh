@@ -104,9 +104,9 @@ make_files() {
 # The end of every zcc and zcs summary: that process's user and system CPU seconds.
 CPU_TIMES=', cpu [0-9]+\.[0-9]{2}u [0-9]+\.[0-9]{2}s'
 
-# zcs_summaries: the summary lines zcs has printed so far.
+# zcs_summaries: the summary lines zcs has printed so far, text or -J objects.
 zcs_summaries() {
-	grep '^received ' "$T/zcs.out" || true
+	grep -E '^(received |\{)' "$T/zcs.out" || true
 }
 
 # wait_summaries N: until zcs has printed N summaries (10 s at most).

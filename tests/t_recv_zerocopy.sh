@@ -9,7 +9,7 @@ MAPPED_SUMMARY="^received ([0-9]+) bytes in [0-9.]+ s, [0-9]+ kbytes/sec$CPU_TIM
 
 # mapped_fields: "bytes mapped complete files extra" of each -J summary zcs printed.
 mapped_fields() {
-	grep '^{' "$T/zcs.out" | sed -E 's/.*"result":\{"bytes":([0-9]+),.*"complete":(true|false),.*"extra_bytes":([0-9]+),"files":([0-9]+),"mapped_bytes":([0-9]+),.*/\1 \5 \2 \4 \3/'
+	zcs_summaries | sed -E 's/.*"result":\{"bytes":([0-9]+),.*"complete":(true|false),.*"extra_bytes":([0-9]+),"files":([0-9]+),"mapped_bytes":([0-9]+),.*/\1 \5 \2 \4 \3/'
 }
 
 # send_pages STREAM: the stream in one MSG_ZEROCOPY send with TCP_MAXSEG
@@ -48,19 +48,13 @@ test_zcs_zerocopy_maps_page_segments_and_decodes_headers_across_pages() {
 	for n in 1 2 3; do
 		send_pages "$T/stream"
 	done
-	wait_summaries_json 3
+	wait_summaries 3
 	while read -r bytes mapped complete files extra; do
 		expect_eq "$bytes $complete $files $extra" "$size true 27 0" "bytes, complete, files, extra"
 		[ $((mapped % PAGE)) -eq 0 ] || fail "mapped $mapped: not whole pages"
 		[ "$mapped" -ge $((full - 2 * PAGE)) ] && [ "$mapped" -le "$full" ] ||
 			fail "mapped $mapped of $size, expected all but the tail and at most two pages"
 	done < <(mapped_fields)
-}
-
-# wait_summaries_json N: until zcs has printed N -J objects.
-wait_summaries_json() {
-	wait_until 10 eval '[ "$(grep -c "^{" "$T/zcs.out")" -ge '"$1"' ]' ||
-		fail "zcs printed $(grep -c '^{' "$T/zcs.out") objects, expected $1"
 }
 
 # Each awkward size alone, in page segments: the count is exact, the tail read.
@@ -73,7 +67,7 @@ test_zcs_zerocopy_counts_small_files_exactly() {
 		send_pages "$T/stream"
 		want="$want$((size + 12)) true 1 0|"
 	done
-	wait_summaries_json 5
+	wait_summaries 5
 	expect_eq "$(mapped_fields | awk '{ print $1, $3, $4, $5 }' | tr '\n' '|')" "$want" \
 		"bytes, complete, files, extra for 0, 1, PAGE-1, PAGE, PAGE+1"
 	expect_eq "$(mapped_fields | awk '{ print $2 }' | tr '\n' ' ')" "0 0 $PAGE $PAGE $PAGE " \
@@ -186,13 +180,13 @@ test_zcs_json_has_mapped_bytes() {
 	head -c 100000 /dev/urandom >"$T/file"
 	start_zcs -m zerocopy -J
 	"$ROOT/zcc" -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null || fail "zcc failed"
-	wait_summaries_json 1
-	expect_match "$(grep '^{' "$T/zcs.out")" '"settings":\{"mode":"zerocopy",.*"result":\{"bytes":100012,.*"mapped_bytes":0,'
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" '"settings":\{"mode":"zerocopy",.*"result":\{"bytes":100012,.*"mapped_bytes":0,'
 	kill -9 "$ZCS_PID"
 	start_zcs -J
 	"$ROOT/zcc" -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null || fail "zcc failed"
-	wait_summaries_json 1
-	expect_match "$(grep '^{' "$T/zcs.out")" '"mapped_bytes":null,'
+	wait_summaries 1
+	expect_match "$(zcs_summaries)" '"mapped_bytes":null,'
 }
 
 # zcc -M: the stream on the wire is unchanged, byte for byte; -J says the setting.

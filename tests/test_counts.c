@@ -51,39 +51,37 @@ static void a_file_without_spread_or_cpus_is_accepted(void)
 	CHECK(read_counts("1234567\ncpus 1\n", 1, &c, why) == 0 && isnan(c.spread));
 }
 
+/* text as the file, read for n_cpus, is refused with the path followed by tail. */
+static void check_refused(const char *text, int n_cpus, struct soak_counts *c, const char *tail)
+{
+	char why[256], want[512];
+
+	CHECK(read_counts(text, n_cpus, c, why) == -1);
+	snprintf(want, sizeof(want), "%s%s", path, tail);
+	CHECK_STR(why, want);
+}
+
 static void each_bad_file_has_its_own_message(void)
 {
+	static const char not_a_count[] =
+		": the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle system";
+	static const char not_spread[] =
+		": the third line is not 'spread P%': run 'cyclesoak -C' on an idle system";
 	struct soak_counts c = { .per_sec = 42 };
 	char why[256], want[512];
 
-	CHECK(read_counts("", 1, &c, why) == -1);
-	snprintf(want, sizeof(want), "%s is empty: run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("0\ncpus 1\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the calibrated rate is 0: run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("12 34\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle "
-		 "system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("99999999999999999999999\n", 1, &c, why) == -1);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus two\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the second line is not 'cpus N': run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus 1\n", 2, &c, why) == -1);
-	snprintf(want, sizeof(want), "%s was calibrated on 1 CPU and this run uses 2: calibrate with "
-				     "'cyclesoak -C -N 2' or measure with -N 1", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus 1\nspread 1.2\n", 1, &c, why) == -1);
-	snprintf(want, sizeof(want),
-		 "%s: the third line is not 'spread P%%': run 'cyclesoak -C' on an idle system", path);
-	CHECK_STR(why, want);
-	CHECK(read_counts("100\ncpus 1\nspread 1.2%x\n", 1, &c, why) == -1);
-	CHECK_STR(why, want);
+	check_refused("", 1, &c, " is empty: run 'cyclesoak -C' on an idle system");
+	check_refused("0\ncpus 1\n", 1, &c,
+		      ": the calibrated rate is 0: run 'cyclesoak -C' on an idle system");
+	check_refused("12 34\n", 1, &c, not_a_count);
+	check_refused("99999999999999999999999\n", 1, &c, not_a_count);
+	check_refused("100\ncpus two\n", 1, &c,
+		      ": the second line is not 'cpus N': run 'cyclesoak -C' on an idle system");
+	check_refused("100\ncpus 1\n", 2, &c,
+		      " was calibrated on 1 CPU and this run uses 2: calibrate with "
+		      "'cyclesoak -C -N 2' or measure with -N 1");
+	check_refused("100\ncpus 1\nspread 1.2\n", 1, &c, not_spread);
+	check_refused("100\ncpus 1\nspread 1.2%x\n", 1, &c, not_spread);
 	unlink(path);
 	CHECK(counts_read(path, 1, &c, why, sizeof(why)) == -1);
 	snprintf(want, sizeof(want),
