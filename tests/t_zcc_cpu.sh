@@ -100,6 +100,10 @@ test_c_tares_away_a_steady_background_load() {
 		(cd "$T" && "$ROOT/zcc" -c "$@" -B "$xfer_cpu" -n 16 -s 127.0.0.1 -p "$PORT" \
 			"$T/big" 2>>"$T/zcc.err") || fail "zcc failed: $(cat "$T/zcc.err")"
 	}
+	# The background is 25% of one CPU: 12.5 points of the load on two.
+	# With the tare it must drop out to within 3 points, a quarter of
+	# itself: a tighter bound fails on a shared two-CPU machine, where
+	# one transfer's load moves by 6 points from round to round.
 	"$HELPERS/loadgen" -c "$bg_cpu" -f 25 -t 85 >/dev/null &
 	lg=$!
 	started "$lg"
@@ -117,12 +121,12 @@ test_c_tares_away_a_steady_background_load() {
 			sleep 0.1
 		done
 		median=$(echo $diffs | tr ' ' '\n' | sort -n | sed -n 4p)
-		awk -v d="$median" 'BEGIN { exit !(d^2 < 1) }' && break
+		awk -v d="$median" 'BEGIN { exit !(d^2 < 9) }' && break
 		echo "# attempt $attempt: with the background minus without, by round:$diffs" >&2
 	done
 	grep -q '^zcc: note: the system was [0-9.]*% busy before the transfer; the load shown is what the transfer added$' "$T/zcc.err" ||
 		fail "no word about the background: $(cat "$T/zcc.err")"
-	awk -v d="$median" 'BEGIN { exit !(d^2 < 1) }' ||
+	awk -v d="$median" 'BEGIN { exit !(d^2 < 9) }' ||
 		fail "the background moved the load by a median $median points"
 	# Without the tare the background is load too.
 	awk -v u="$untared" -v w="$with" -v n="$(allowed_cpus)" 'BEGIN { exit !(u > w + 25 / n - 5) }' ||
