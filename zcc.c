@@ -342,24 +342,6 @@ static void meter_at(struct meter *m, enum meter_moment when)
 		meter_failed(m);
 }
 
-/* -C: calibrate exactly as cyclesoak -C does, into the same file. */
-static int run_calibration(const struct settings *s)
-{
-	static volatile sig_atomic_t never;
-	struct soak soak;
-	int rc = soak_open(&soak, s->n_cpus, s->debug);
-
-	if (rc == SOAK_TOO_MANY_CPUS)
-		opt_failx("-N %d: %s", s->n_cpus, soak.err);
-	if (rc < 0)
-		errx(1, "%s", soak.err);
-	if (s->n_cpus == 0)
-		soak_announce(&soak);
-	if (soak_calibrate(&soak, 1000, &never) < 0)
-		errx(1, "%s", soak.err);
-	return 0;
-}
-
 /*
  * The soakers on every CPU (before zcc is pinned), and the tare. They die
  * with zcc (PR_SET_PDEATHSIG), and stop_children() reaps them on every exit.
@@ -408,13 +390,8 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 	printf("%ssent %llu bytes in %.3f s, %llu kbytes/sec, mode %s", prefix,
 	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
 	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
-	if (sum->metered) {
-		printf(", cpu %.1f%%, %.3f us/KB", sum->fig.load * 100, sum->fig.demand_us_per_kb);
-		if (isnan(sum->fig.kernel))
-			printf(", kernel unknown");
-		else
-			printf(", kernel %.1f%%", sum->fig.kernel * 100);
-	}
+	if (sum->metered)
+		meter_print(stdout, &sum->fig);
 	printf(", cpu %.2fu %.2fs", sum->user_secs, sum->sys_secs);
 	if (mode->counts_copies)
 		printf(", zerocopy %llu of %llu sends (kernel copied %llu)",
@@ -508,17 +485,8 @@ static void print_summary_json(const struct settings *s, const struct meter *m, 
 	if (s->streams > 1)
 		json_int(&j, "failed_streams", failed);
 	json_close(&j);
-	if (sum->metered) {
-		json_object(&j, "meter");
-		json_int(&j, "cpus", m->soak.n_cpus);
-		json_int(&j, "tare_ms", m->ref.tared ? s->tare_ms : 0);
-		json_double(&j, "seconds", timing_secs(sum->fig.ns), 6);
-		json_double(&j, "load_pct", sum->fig.load * 100, 1);
-		json_double(&j, "demand_us_per_kb", sum->fig.demand_us_per_kb, 3);
-		json_double(&j, "kernel_pct", sum->fig.kernel * 100, 1);
-		json_string(&j, "note", m->note[0] ? m->note : NULL);
-		json_close(&j);
-	}
+	if (sum->metered)
+		meter_json(&j, m, &sum->fig, -1);
 	json_end(&j);
 }
 
@@ -926,7 +894,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.calibrate_only)
-		return run_calibration(&s);
+		return meter_calibrate(s.n_cpus, s.debug);
 	/* A vanished zcs must give an error with a byte count, not a silent SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
 	catch_stop_signals();

@@ -22,6 +22,7 @@
 
 #include "lib/cpu.h"
 #include "lib/json.h"
+#include "lib/meter.h"
 #include "lib/net.h"
 #include "lib/opt.h"
 #include "lib/proto.h"
@@ -50,6 +51,10 @@ struct settings {
 	long rcvlowat;
 	int port;
 	long report_secs;
+	int measure_cpu;	/* -c */
+	int calibrate_only;	/* -C */
+	int n_cpus;		/* -N */
+	long tare_ms;		/* -T */
 };
 
 /* One -t interval of a connection, kept for -J. */
@@ -75,13 +80,35 @@ struct conn {
 	const char *peer;
 	struct interval *intervals;	/* -J */
 	size_t n_intervals;
+	uint64_t accepted_as;	/* -c: the board's count with this connection */
+	int shared;		/* -c: another connection was open in its window */
 };
+
+/*
+ * -c: the soakers run for as long as zcs does. The parent samples them every
+ * METER_PERIOD_MS while it waits, into a ring, and at each accept() takes the
+ * connection's tare from it: the last -T ms before the connection came. The
+ * board, in memory shared with every child, says whether another connection
+ * was open in a connection's tare or transfer, when the soakers counted both.
+ */
+#define METER_PERIOD_MS 100
+#define DEFAULT_TARE_MS 1000
+
+struct board {
+	uint64_t accepted;	/* connections so far */
+	int open;		/* connections being served */
+	uint64_t last_end_ns;	/* when the latest one ended (CLOCK_MONOTONIC) */
+};
+
+static struct meter *meter;
+static struct meter_ring ring;
+static struct board *board;
 
 static volatile sig_atomic_t tick;
 
 static const char usage[] =
-	"usage: zcs [-dhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
-	"           [-o sndbuf] [-p port] [-t secs]\n";
+	"usage: zcs [-cCdhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
+	"           [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]\n";
 
 /* Defined with the receive routines below. */
 #define N_RECV_MODES 4
@@ -95,15 +122,32 @@ static const struct recv_mode *find_mode(const char *name)
 	opt_fail('m', name, "unknown mode (read, trunc, splice or zerocopy)");
 }
 
+/* What one option means for another, once all are read. */
+static void check_options(const struct settings *s, const char *given)
+{
+	if (s->calibrate_only)
+		for (const char *o = given; *o; o++)
+			if (!strchr("CNd", *o))
+				opt_failx("-%c is for receiving: -C calibrates the meter and listens for nothing",
+					  *o);
+	if (strchr(given, 'T') && !s->measure_cpu)
+		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
+	if (s->n_cpus && !s->measure_cpu && !s->calibrate_only)
+		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
+}
+
 static void parse_options(int argc, char **argv, struct settings *s)
 {
+	char given[64] = "";
 	int c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
-				.mode = &recv_modes[0] };
+				.mode = &recv_modes[0], .tare_ms = DEFAULT_TARE_MS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":a:b:B:dhi:Jl:m:o:p:t:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:m:N:o:p:t:T:")) != -1) {
+		if (c != '?' && c != ':' && !strchr(given, c) && strlen(given) < sizeof(given) - 1)
+			given[strlen(given)] = c;
 		switch (c) {
 		case 'a':
 			if (*optarg == '\0')
@@ -115,6 +159,12 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'B':
 			s->cpu = opt_long(c, optarg, 0, CPU_MAX_INDEX);
+			break;
+		case 'c':
+			s->measure_cpu = 1;
+			break;
+		case 'C':
+			s->calibrate_only = 1;
 			break;
 		case 'd':
 			s->debug++;
@@ -134,6 +184,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'm':
 			s->mode = find_mode(optarg);
 			break;
+		case 'N':
+			s->n_cpus = opt_long(c, optarg, 1, CPU_MAX_INDEX + 1);
+			break;
 		case 'o':
 			s->sockopts.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
@@ -143,12 +196,16 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 't':
 			s->report_secs = opt_long(c, optarg, 1, 86400);
 			break;
+		case 'T':
+			s->tare_ms = opt_long(c, optarg, 1, 60000);
+			break;
 		default:
 			opt_fail_getopt(c, optopt);
 		}
 	}
 	if (optind < argc)
 		opt_failx("unexpected argument '%s'", argv[optind]);
+	check_options(s, given);
 }
 
 /*
@@ -156,7 +213,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
  * serves one connection only), so that on loopback each end's share shows.
  */
 static void print_summary(const struct settings *s, const struct conn *c, uint64_t bytes,
-			  uint64_t ns)
+			  uint64_t ns, const struct soak_figures *fig)
 {
 	const struct proto_rx *rx = &c->rx;
 	const char *waiting = proto_rx_waiting_for(rx);
@@ -169,6 +226,11 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	else if (rx->extra_bytes)
 		printf(", %llu bytes after the end of the stream",
 		       (unsigned long long)rx->extra_bytes);
+	if (fig) {
+		meter_print(stdout, fig);
+		if (c->shared)
+			printf(", shared with another connection");
+	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf(", cpu %.2fu %.2fs", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
@@ -382,7 +444,7 @@ static void conn_setup(struct conn *c, int fd, const struct settings *s)
 
 /* -J: the summary, every interval, the settings and the host, as one JSON object on a line. */
 static void print_summary_json(const struct settings *s, const struct conn *c, uint64_t bytes,
-			       uint64_t ns)
+			       uint64_t ns, const struct soak_figures *fig)
 {
 	const char *waiting = proto_rx_waiting_for(&c->rx);
 	struct rusage ru;
@@ -433,6 +495,8 @@ static void print_summary_json(const struct settings *s, const struct conn *c, u
 	json_double(&j, "user_seconds", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, 2);
 	json_double(&j, "system_seconds", ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, 2);
 	json_close(&j);
+	if (fig)
+		meter_json(&j, meter, fig, c->shared);
 	json_end(&j);
 }
 
@@ -455,15 +519,38 @@ static void report_interval(const struct settings *s, struct conn *c, uint64_t f
 		(struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes };
 }
 
+/*
+ * -c: the connection's figures, over the window from its accept() to the
+ * peer's close; NULL, said on stderr, when a soaker failed in it.
+ */
+static const struct soak_figures *meter_window(struct conn *c, uint64_t bytes,
+					       struct soak_figures *fig)
+{
+	if (meter_mark(meter, METER_LAST_BYTE) < 0) {
+		warnx("%s: %s during the transfer: no load figure", c->peer, meter->soak.err);
+		return NULL;
+	}
+	if (__atomic_load_n(&board->accepted, __ATOMIC_SEQ_CST) != c->accepted_as)
+		c->shared = 1;
+	meter_figures(meter, 0, bytes, fig);
+	return fig;
+}
+
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
-static int serve(int fd, const struct settings *s, const char *peer)
+static int serve(int fd, const struct settings *s, const char *peer, int shared)
 {
 	uint64_t start = timing_now_ns(), last = start, bytes = 0, bytes_at_last = 0;
+	const struct soak_figures *metered = NULL;
+	struct soak_figures fig;
 	struct conn c;
 	ssize_t n;
 
 	conn_setup(&c, fd, s);
 	c.peer = peer;
+	if (meter) {
+		c.accepted_as = board->accepted;
+		c.shared = shared;
+	}
 	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
@@ -490,25 +577,84 @@ static int serve(int fd, const struct settings *s, const char *peer)
 		break;
 	}
 	timing_tick_stop();
+	if (meter)
+		metered = meter_window(&c, bytes, &fig);
 	if (s->json)
-		print_summary_json(s, &c, bytes, timing_now_ns() - start);
+		print_summary_json(s, &c, bytes, timing_now_ns() - start, metered);
 	else
-		print_summary(s, &c, bytes, timing_now_ns() - start);
+		print_summary(s, &c, bytes, timing_now_ns() - start, metered);
+	if (metered && meter->note[0])
+		warnx("%s: note: %s", peer, meter->note);
 	if (s->debug)
 		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)c.rx.files_done);
 	free(c.buf);
 	free(c.intervals);
-	return proto_rx_waiting_for(&c.rx) ? 1 : 0;
+	return proto_rx_waiting_for(&c.rx) || (meter && !metered) ? 1 : 0;
 }
 
+/*
+ * SIGCHLD. With -c, a connection's end goes on the board; a soaker reaped
+ * here is marked gone, for the meter's next sample to say so.
+ */
 static void reap_children(int sig)
 {
 	int saved = errno;
+	pid_t pid;
 
 	(void)sig;
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+		int soaker = 0;
+
+		if (!meter)
+			continue;
+		for (int i = 0; i < meter->soak.n_cpus; i++)
+			if (meter->soak.pids[i] == pid) {
+				meter->soak.pids[i] = 0;
+				soaker = 1;
+			}
+		if (soaker)
+			continue;
+		__atomic_sub_fetch(&board->open, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&board->last_end_ns, timing_now_ns(), __ATOMIC_SEQ_CST);
+	}
 	errno = saved;
+}
+
+static void __attribute__((noreturn)) meter_failed(void)
+{
+	errx(1, "%s", meter->soak.err);
+}
+
+/*
+ * -c: wait for a connection, sampling the soakers every METER_PERIOD_MS;
+ * without the meter, accept() waits.
+ */
+static void wait_for_connection(int lfd)
+{
+	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+
+	if (!meter)
+		return;
+	while (poll(&pfd, 1, METER_PERIOD_MS) <= 0 || (pfd.revents & POLLIN) == 0)
+		if (meter_ring_take(meter, &ring) < 0)
+			meter_failed();
+}
+
+/*
+ * -c: the connection's tare, before its child is forked, and whether another
+ * connection was open in it: one being served, or one that ended since the
+ * tare began.
+ */
+static int meter_accepted(const struct settings *s)
+{
+	int shared;
+
+	if (meter_ring_tare(meter, &ring, s->tare_ms) < 0)
+		meter_failed();
+	shared = __atomic_add_fetch(&board->open, 1, __ATOMIC_SEQ_CST) > 1 ||
+		 __atomic_load_n(&board->last_end_ns, __ATOMIC_SEQ_CST) >= meter->tare_from_ns;
+	__atomic_add_fetch(&board->accepted, 1, __ATOMIC_SEQ_CST);
+	return shared;
 }
 
 /*
@@ -554,9 +700,11 @@ static void accept_forever(int lfd, const struct settings *s)
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 		char peer[NI_MAXHOST + NI_MAXSERV + 8];
-		int fd = accept(lfd, (struct sockaddr *)&ss, &len);
+		int fd, shared = 0;
 		pid_t pid;
 
+		wait_for_connection(lfd);
+		fd = accept(lfd, (struct sockaddr *)&ss, &len);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -573,9 +721,13 @@ static void accept_forever(int lfd, const struct settings *s)
 		net_addr_text((struct sockaddr *)&ss, len, peer, sizeof(peer));
 		if (s->debug)
 			fprintf(stderr, "zcs: connection from %s\n", peer);
+		if (meter)
+			shared = meter_accepted(s);
 		pid = fork();
 		if (pid < 0) {
 			warn("fork for %s", peer);
+			if (meter)
+				__atomic_sub_fetch(&board->open, 1, __ATOMIC_SEQ_CST);
 		} else if (pid == 0) {
 			static char line_buf[BUFSIZ];
 
@@ -583,9 +735,39 @@ static void accept_forever(int lfd, const struct settings *s)
 			setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 			signal(SIGCHLD, SIG_DFL);
 			close(lfd);
-			exit(serve(fd, s, peer));
+			exit(serve(fd, s, peer, shared));
 		}
 		close(fd);
+	}
+}
+
+/*
+ * -c: the soakers on every CPU, for as long as zcs runs (they die with it,
+ * PR_SET_PDEATHSIG), and the board.
+ */
+static void start_meter(const struct settings *s)
+{
+	int rc;
+
+	meter = calloc(1, sizeof(*meter));
+	board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	if (!meter || board == MAP_FAILED)
+		err(1, "allocating the meter");
+	rc = meter_start(meter, s->n_cpus, s->debug);
+	if (rc == SOAK_TOO_MANY_CPUS)
+		opt_failx("-N %d: %s", s->n_cpus, meter->soak.err);
+	if (rc < 0 || meter_ring_init(meter, &ring, s->tare_ms, METER_PERIOD_MS) < 0)
+		meter_failed();
+}
+
+/* -c: a whole tare's worth of samples before listening, so the first connection has one too. */
+static void warm_up(const struct settings *s)
+{
+	for (long ms = 0; ms < s->tare_ms; ms += METER_PERIOD_MS) {
+		usleep(METER_PERIOD_MS * 1000);
+		if (meter_ring_take(meter, &ring) < 0)
+			meter_failed();
 	}
 }
 
@@ -595,6 +777,8 @@ int main(int argc, char **argv)
 	int lfd;
 
 	parse_options(argc, argv, &s);
+	if (s.calibrate_only)
+		return meter_calibrate(s.n_cpus, s.debug);
 	/* Each connection makes its own pipe: one that cannot be made fails zcs now, not them. */
 	if (s.mode->receive == receive_splice) {
 		int trial[2];
@@ -604,8 +788,13 @@ int main(int argc, char **argv)
 		close(trial[1]);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Soakers first: they cover every CPU, whichever one zcs itself is pinned to. */
+	if (s.measure_cpu)
+		start_meter(&s);
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
+	if (meter)
+		warm_up(&s);
 	lfd = net_listen(s.addr, s.port, &s.sockopts, s.debug);
 	if (s.mode->maps)
 		check_mapping(lfd);

@@ -1,10 +1,14 @@
+#include <err.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "meter.h"
+#include "opt.h"
+#include "timing.h"
 
 /* The tare and the calibration file may differ this much before it is said. */
 #define TARE_DRIFT_WARN 0.02
@@ -53,19 +57,16 @@ void meter_close(struct meter *m)
  * neither the calibration's drift since it was made nor a steady load already
  * running counts as the transfer's.
  */
-int meter_tare(struct meter *m, long tare_ms)
+/* A tare taken between a and b, and what it says: the drift, a busy system. */
+static int tare_between(struct meter *m, const struct soak_sample *a, const struct soak_sample *b)
 {
 	struct soak_reference *ref = &m->ref;
-	struct soak_sample *a = &m->at[METER_FIRST_BYTE], *b = &m->at[METER_LAST_BYTE];
-	struct timespec ts = { .tv_sec = tare_ms / 1000, .tv_nsec = tare_ms % 1000 * 1000000 };
 	double drift;
 
-	if (soak_take(&m->soak, a) < 0)
+	if (soak_tare(&m->soak, a, b, ref) < 0)
 		return -1;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-	if (soak_take(&m->soak, b) < 0 || soak_tare(&m->soak, a, b, ref) < 0)
-		return -1;
+	m->tare_ms = (b->ns - a->ns + 500000) / 1000000;
+	m->tare_from_ns = a->ns;
 	if (m->debug > 1)
 		debug_per_cpu(m, "tare", a, b);
 	drift = ref->idle_rate / ref->calibration.per_sec - 1;
@@ -84,6 +85,70 @@ int meter_tare(struct meter *m, long tare_ms)
 				"shown is what the transfer added\n",
 			program_invocation_short_name, (1 - ref->rate / ref->idle_rate) * 100);
 	return 0;
+}
+
+int meter_tare(struct meter *m, long tare_ms)
+{
+	struct soak_sample *a = &m->at[METER_FIRST_BYTE], *b = &m->at[METER_LAST_BYTE];
+	struct timespec ts = { .tv_sec = tare_ms / 1000, .tv_nsec = tare_ms % 1000 * 1000000 };
+
+	if (soak_take(&m->soak, a) < 0)
+		return -1;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	if (soak_take(&m->soak, b) < 0 || tare_between(m, a, b) < 0)
+		return -1;
+	m->tare_ms = tare_ms;	/* what was asked: the sleep overran it by a little */
+	return 0;
+}
+
+int meter_ring_init(struct meter *m, struct meter_ring *r, long tare_ms, unsigned period_ms)
+{
+	r->n = tare_ms / period_ms + 3;
+	r->taken = 0;
+	r->s = calloc(r->n, sizeof(*r->s));
+	if (!r->s) {
+		snprintf(m->soak.err, sizeof(m->soak.err), "allocating samples: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (soak_sample_init(&m->soak, &r->s[i]) < 0) {
+			snprintf(m->soak.err, sizeof(m->soak.err), "allocating samples: %s",
+				 strerror(errno));
+			return -1;
+		}
+	return meter_ring_take(m, r);
+}
+
+int meter_ring_take(struct meter *m, struct meter_ring *r)
+{
+	if (soak_take(&m->soak, &r->s[r->taken % r->n]) < 0)
+		return -1;
+	r->taken++;
+	return 0;
+}
+
+/* Sample i of the ring counting back from the latest (0). */
+static const struct soak_sample *ring_back(const struct meter_ring *r, size_t i)
+{
+	return &r->s[(r->taken - 1 - i) % r->n];
+}
+
+int meter_ring_tare(struct meter *m, struct meter_ring *r, long tare_ms)
+{
+	const struct soak_sample *now, *from;
+	size_t held, i;
+
+	if (meter_ring_take(m, r) < 0)
+		return -1;
+	now = ring_back(r, 0);
+	held = r->taken < r->n ? r->taken : r->n;
+	for (i = 1; i + 1 < held; i++)
+		if (now->ns - ring_back(r, i)->ns >= (uint64_t)tare_ms * 1000000)
+			break;
+	from = ring_back(r, i);
+	soak_sample_copy(&m->at[METER_FIRST_BYTE], now, m->soak.n_cpus);
+	return tare_between(m, from, now);
 }
 
 int meter_mark(struct meter *m, enum meter_moment when)
@@ -109,4 +174,45 @@ void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_f
 	if (below)
 		snprintf(m->note, sizeof(m->note), "the load measured, %.1f%%, is %s", f->load * 100,
 			 below);
+}
+
+void meter_print(FILE *out, const struct soak_figures *f)
+{
+	fprintf(out, ", cpu %.1f%%, %.3f us/KB", f->load * 100, f->demand_us_per_kb);
+	if (isnan(f->kernel))
+		fprintf(out, ", kernel unknown");
+	else
+		fprintf(out, ", kernel %.1f%%", f->kernel * 100);
+}
+
+void meter_json(struct json *j, const struct meter *m, const struct soak_figures *f, int shared)
+{
+	json_object(j, "meter");
+	json_int(j, "cpus", m->soak.n_cpus);
+	json_int(j, "tare_ms", m->ref.tared ? m->tare_ms : 0);
+	json_double(j, "seconds", timing_secs(f->ns), 6);
+	json_double(j, "load_pct", f->load * 100, 1);
+	json_double(j, "demand_us_per_kb", f->demand_us_per_kb, 3);
+	json_double(j, "kernel_pct", f->kernel * 100, 1);
+	json_string(j, "note", m->note[0] ? m->note : NULL);
+	if (shared >= 0)
+		json_bool(j, "shared", shared);
+	json_close(j);
+}
+
+int meter_calibrate(int n_cpus, int debug)
+{
+	static volatile sig_atomic_t never;
+	struct soak soak;
+	int rc = soak_open(&soak, n_cpus, debug);
+
+	if (rc == SOAK_TOO_MANY_CPUS)
+		opt_failx("-N %d: %s", n_cpus, soak.err);
+	if (rc < 0)
+		errx(1, "%s", soak.err);
+	if (n_cpus == 0)
+		soak_announce(&soak);
+	if (soak_calibrate(&soak, 1000, &never) < 0)
+		errx(1, "%s", soak.err);
+	return 0;
 }

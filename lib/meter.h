@@ -10,7 +10,9 @@
 #define ZC_METER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
+#include "json.h"
 #include "soak.h"
 
 /* The moments a transfer is sampled at; its window ends at the close, or at the last byte. */
@@ -21,6 +23,8 @@ struct meter {
 	struct soak_reference ref;	/* the tare, or ./counts_per_sec alone */
 	struct soak_sample at[3];	/* enum meter_moment */
 	int spoiled;			/* a sample after the first failed: no figures */
+	long tare_ms;			/* how long the tare was; 0 with none */
+	uint64_t tare_from_ns;		/* when it began (CLOCK_MONOTONIC) */
 	int debug;
 	char note[200];			/* what a load below 0 means, for after the summary */
 };
@@ -49,5 +53,43 @@ int meter_mark(struct meter *m, enum meter_moment when);
  * of the window on stderr.
  */
 void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_figures *f);
+
+/* The figures on a summary line: ", cpu LOAD%, DEMAND us/KB, kernel LOAD%". */
+void meter_print(FILE *out, const struct soak_figures *f);
+
+/*
+ * The figures as -J's "meter" object: cpus, tare_ms, seconds, load_pct,
+ * demand_us_per_kb, kernel_pct and note; and shared, unless it is below 0.
+ */
+void meter_json(struct json *j, const struct meter *m, const struct soak_figures *f, int shared);
+
+/*
+ * -C of zcc and zcs: calibrate on n_cpus (0: all) exactly as cyclesoak -C
+ * does, into the same file. Returns 0; exits 1 with the reason on failure.
+ */
+int meter_calibrate(int n_cpus, int debug);
+
+/*
+ * A server's meter (zcs -c): the soakers run for as long as it does, and
+ * while it waits it samples them now and then into a ring that holds a
+ * little more than the tare's length, so that each connection's tare is
+ * the span of the ring that ends as it arrives.
+ */
+struct meter_ring {
+	struct soak_sample *s;
+	size_t n;		/* samples the ring holds */
+	size_t taken;		/* samples taken so far; the latest is s[(taken - 1) % n] */
+};
+
+/* A ring for tares of tare_ms sampled every period_ms; the first sample taken now. */
+int meter_ring_init(struct meter *m, struct meter_ring *r, long tare_ms, unsigned period_ms);
+/* One more sample into the ring. */
+int meter_ring_take(struct meter *m, struct meter_ring *r);
+/*
+ * The tare for a connection arriving now: a sample now, the span from the
+ * latest sample at least tare_ms older to it (or the oldest the ring has), and
+ * the sample now as the window's first. Says what meter_tare() says.
+ */
+int meter_ring_tare(struct meter *m, struct meter_ring *r, long tare_ms);
 
 #endif

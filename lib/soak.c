@@ -406,6 +406,15 @@ void soak_sample_free(struct soak_sample *smp)
 	smp->cpu_ns = NULL;
 }
 
+void soak_sample_copy(struct soak_sample *dst, const struct soak_sample *src, int n_cpus)
+{
+	dst->ns = src->ns;
+	dst->stat_busy_ns = src->stat_busy_ns;
+	dst->stat_all_ns = src->stat_all_ns;
+	memcpy(dst->steps, src->steps, n_cpus * sizeof(*dst->steps));
+	memcpy(dst->cpu_ns, src->cpu_ns, n_cpus * sizeof(*dst->cpu_ns));
+}
+
 /* Ticks in ns, divided first: ticks x 10^9 would pass 2^64 after 1.8e10 ticks. */
 static uint64_t ticks_ns(uint64_t ticks, long ticks_per_sec)
 {

@@ -76,6 +76,8 @@ void soak_close(struct soak *m);
 
 int soak_sample_init(const struct soak *m, struct soak_sample *smp);
 void soak_sample_free(struct soak_sample *smp);
+/* One sample's readings into another's arrays, both of n_cpus. */
+void soak_sample_copy(struct soak_sample *dst, const struct soak_sample *src, int n_cpus);
 /* Read every soaker; -1 if one has died or been stopped, which spoils the count. */
 int soak_take(struct soak *m, struct soak_sample *smp);
 

@@ -15,7 +15,8 @@ start_zcs() {
 	local try
 	for try in $(seq 1 20); do
 		PORT=$(random_port)
-		"$ROOT/zcs" -d -p "$PORT" "$@" >"$T/zcs.out" 2>"$T/zcs.err" &
+		# In $T, where zcs -c reads counts_per_sec.
+		(cd "$T" && exec "$ROOT/zcs" -d -p "$PORT" "$@") >"$T/zcs.out" 2>"$T/zcs.err" &
 		ZCS_PID=$!
 		started "$ZCS_PID"
 		if wait_until 5 grep -q -e "listening on" -e "in use" "$T/zcs.err"; then
@@ -103,6 +104,16 @@ make_files() {
 
 # The end of every zcc and zcs summary: that process's user and system CPU seconds.
 CPU_TIMES=', cpu [0-9]+\.[0-9]{2}u [0-9]+\.[0-9]{2}s'
+
+# field LINE NAME: the number after ", NAME " in a summary line (cpu, kernel).
+field() {
+	printf '%s\n' "$1" | sed -n "s/.*, $2 \(-\{0,1\}[0-9.]*\)%.*/\1/p"
+}
+
+# A transfer long enough for /proc/stat's ticks (100 a second) to count.
+make_big_file() {
+	head -c $((64 << 20)) /dev/urandom >"$T/big"
+}
 
 # zcs_summaries: the summary lines zcs has printed so far, text or -J objects.
 zcs_summaries() {

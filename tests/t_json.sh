@@ -60,6 +60,22 @@ test_zcc_J_with_c_has_the_meters_figures() {
 		grep -qx True || fail "meter figures: $(cat "$T/out")"
 }
 
+# zcs -c -J: the meter's object, as zcc's, and whether the window was shared.
+test_zcs_J_with_c_has_the_meters_figures_per_connection() {
+	need_python
+	make_files "$T/f"
+	calibrate_here
+	start_zcs -J -c -T 300
+	"$ROOT/zcc" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >/dev/null || fail "zcc failed"
+	wait_summaries 1
+	expect_eq "$(jq_py "$T/zcs.out" 'sorted(objs[0]["meter"])')" \
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'shared', 'tare_ms']"
+	expect_eq "$(jq_py "$T/zcs.out" 'objs[0]["meter"]["cpus"], 250 <= objs[0]["meter"]["tare_ms"] <= 450, objs[0]["meter"]["shared"]')" \
+		"($(allowed_cpus), True, False)"
+	jq_py "$T/zcs.out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and abs(objs[0]["meter"]["seconds"] - objs[0]["result"]["seconds"]) < 0.05' |
+		grep -qx True || fail "meter figures: $(cat "$T/zcs.out")"
+}
+
 test_zcs_J_prints_one_object_per_connection_with_its_intervals() {
 	need_python
 	start_zcs -J -t 1

@@ -192,8 +192,8 @@ test_h_prints_usage_and_exits_0() {
            [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]
            [-T msecs] [-W secs] -s server file..."
 	out=$("$ROOT/zcs" -h) || fail "zcs -h exited $?"
-	expect_eq "$out" "usage: zcs [-dhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]
-           [-o sndbuf] [-p port] [-t secs]"
+	expect_eq "$out" "usage: zcs [-cCdhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]
+           [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]"
 }
 
 test_zcs_listens_on_one_address_with_a() {

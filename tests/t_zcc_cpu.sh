@@ -3,16 +3,6 @@
 # calibration file, and no soaker left behind.
 . "$(dirname "$0")/lib.sh"
 
-# field LINE NAME: the number after ", NAME " in a summary line (cpu, kernel).
-field() {
-	printf '%s\n' "$1" | sed -n "s/.*, $2 \(-\{0,1\}[0-9.]*\)%.*/\1/p"
-}
-
-# A transfer long enough for /proc/stat's ticks (100 a second) to count.
-make_big_file() {
-	head -c $((64 << 20)) /dev/urandom >"$T/big"
-}
-
 test_c_appends_load_demand_kernel_view_and_own_cpu() {
 	local line load kernel secs own
 	make_big_file
