@@ -20,6 +20,7 @@
 
 #include "lib/cpu.h"
 #include "lib/json.h"
+#include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/net.h"
 #include "lib/opt.h"
@@ -372,6 +373,9 @@ struct summary {
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	int metered;		/* -c, and the meter worked throughout */
 	struct soak_figures fig;	/* the meter's */
+	struct link link;	/* the interface the stream went out of */
+	int linked;		/* found, and counted over the time */
+	struct link_figures link_fig;
 };
 
 static double timeval_secs(struct timeval tv)
@@ -397,6 +401,8 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 		printf(", zerocopy %llu of %llu sends (kernel copied %llu)",
 		       (unsigned long long)(sum->zc_sends - sum->zc_copied),
 		       (unsigned long long)sum->zc_sends, (unsigned long long)sum->zc_copied);
+	if (sum->metered && sum->linked)
+		link_print(stdout, &sum->link, &sum->link_fig);
 	printf("\n");
 }
 
@@ -487,6 +493,10 @@ static void print_summary_json(const struct settings *s, const struct meter *m, 
 	json_close(&j);
 	if (sum->metered)
 		meter_json(&j, m, &sum->fig, -1);
+	if (sum->linked)
+		link_json(&j, &sum->link, &sum->link_fig);
+	else
+		json_null(&j, "link");
 	json_end(&j);
 }
 
@@ -555,9 +565,15 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	int alone = line->ready < 0;
 	struct rusage ru0, ru1;
 	uint64_t start, end;
-	int unconfirmed;
+	int unconfirmed, linked;
+	struct link lk;
+	struct link_sample la = { 0 }, lb = { 0 };
 
 	snd->sock = net_connect(s->server, s->port, &s->sockopts, s->debug);
+	/* The link is counted for -c's line and -J; with -P, by the parent, from the name here. */
+	linked = (s->measure_cpu || s->json) && link_find(&lk, snd->sock) == 0;
+	if (linked)
+		sum->link = lk;
 	net_set_send_timeout(snd->sock, snd->wait_secs);
 	if (s->cork)
 		net_set_cork(snd->sock);
@@ -566,6 +582,8 @@ static void run_stream(const struct settings *s, struct sender *snd,
 		wait_for_the_others(line);
 	else if (m)
 		meter_at(m, METER_FIRST_BYTE);
+	if (alone && linked)
+		link_take(&lk, &la);
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
 	tx_send_stream(snd, s->loops, files, n_files, s->debug);
@@ -580,12 +598,19 @@ static void run_stream(const struct settings *s, struct sender *snd,
 		if (m && alone)
 			meter_at(m, METER_CLOSED);
 	}
+	if (alone && linked)
+		link_take(&lk, &lb);
 	getrusage(RUSAGE_SELF, &ru1);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,
 				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
 				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied };
+	if (linked) {
+		sum->link = lk;
+		sum->linked = alone && la.ok && lb.ok;
+		link_figures(&la, &lb, &sum->link_fig);
+	}
 	tx_sender_close(snd);
 }
 
@@ -756,6 +781,8 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	sigset_t stops;
 	long failed = 0;
 	uint64_t start, end = 0;
+	struct link link = { .ifname = "" };
+	struct link_sample la = { 0 }, lb = { 0 };
 
 	running.slots = mmap(NULL, s->streams * sizeof(*running.slots), PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -798,6 +825,10 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	hear_from_each(out, s->streams);
 	if (m)
 		meter_at(m, METER_FIRST_BYTE);
+	for (long i = 0; i < s->streams && !link.ifname[0]; i++)
+		link = running.slots[i].sum.link;
+	if (link.ifname[0])
+		link_take(&link, &la);
 	getrusage(RUSAGE_CHILDREN, &ru0);
 	start = timing_now_ns();
 	/* EPIPE: every stream has failed already. */
@@ -830,6 +861,12 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	}
 	if (m && total->confirmed)
 		meter_at(m, METER_CLOSED);
+	if (link.ifname[0]) {
+		link_take(&link, &lb);
+		total->link = link;
+		total->linked = la.ok && lb.ok;
+		link_figures(&la, &lb, &total->link_fig);
+	}
 	total->ns = end > start ? end - start : 0;
 	getrusage(RUSAGE_CHILDREN, &ru1);
 	total->user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime);

@@ -22,6 +22,7 @@
 
 #include "lib/cpu.h"
 #include "lib/json.h"
+#include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/net.h"
 #include "lib/opt.h"
@@ -80,6 +81,10 @@ struct conn {
 	const char *peer;
 	struct interval *intervals;	/* -J */
 	size_t n_intervals;
+	struct link link;	/* the interface it came through */
+	struct link_sample link_at[2];	/* at its start and its end */
+	struct link_figures link_fig;
+	int linked;		/* the interface was found and counted throughout */
 	uint64_t accepted_as;	/* -c: the board's count with this connection */
 	int shared;		/* -c: another connection was open in its window */
 };
@@ -237,6 +242,8 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	if (s->mode->maps)
 		printf(", mapped %llu of %llu bytes", (unsigned long long)c->mapped_bytes,
 		       (unsigned long long)bytes);
+	if (fig && c->linked)
+		link_print(stdout, &c->link, &c->link_fig);
 	printf("\n");
 }
 
@@ -497,6 +504,10 @@ static void print_summary_json(const struct settings *s, const struct conn *c, u
 	json_close(&j);
 	if (fig)
 		meter_json(&j, meter, fig, c->shared);
+	if (c->linked)
+		link_json(&j, &c->link, &c->link_fig);
+	else
+		json_null(&j, "link");
 	json_end(&j);
 }
 
@@ -536,8 +547,16 @@ static const struct soak_figures *meter_window(struct conn *c, uint64_t bytes,
 	return fig;
 }
 
+/* What the parent learns of a connection as it accepts it, before its child is forked. */
+struct arrival {
+	int shared;		/* -c: another connection was open in its tare */
+	int linked;		/* its interface was found */
+	struct link link;
+	struct link_sample link_at;	/* its counters at accept() */
+};
+
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
-static int serve(int fd, const struct settings *s, const char *peer, int shared)
+static int serve(int fd, const struct settings *s, const char *peer, const struct arrival *arr)
 {
 	uint64_t start = timing_now_ns(), last = start, bytes = 0, bytes_at_last = 0;
 	const struct soak_figures *metered = NULL;
@@ -549,8 +568,11 @@ static int serve(int fd, const struct settings *s, const char *peer, int shared)
 	c.peer = peer;
 	if (meter) {
 		c.accepted_as = board->accepted;
-		c.shared = shared;
+		c.shared = arr->shared;
 	}
+	c.linked = arr->linked;
+	c.link = arr->link;
+	c.link_at[0] = arr->link_at;
 	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
@@ -579,6 +601,11 @@ static int serve(int fd, const struct settings *s, const char *peer, int shared)
 	timing_tick_stop();
 	if (meter)
 		metered = meter_window(&c, bytes, &fig);
+	if (c.linked) {
+		link_take(&c.link, &c.link_at[1]);
+		c.linked = c.link_at[0].ok && c.link_at[1].ok;
+		link_figures(&c.link_at[0], &c.link_at[1], &c.link_fig);
+	}
 	if (s->json)
 		print_summary_json(s, &c, bytes, timing_now_ns() - start, metered);
 	else
@@ -700,7 +727,8 @@ static void accept_forever(int lfd, const struct settings *s)
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 		char peer[NI_MAXHOST + NI_MAXSERV + 8];
-		int fd, shared = 0;
+		struct arrival arr = { 0 };
+		int fd;
 		pid_t pid;
 
 		wait_for_connection(lfd);
@@ -722,7 +750,11 @@ static void accept_forever(int lfd, const struct settings *s)
 		if (s->debug)
 			fprintf(stderr, "zcs: connection from %s\n", peer);
 		if (meter)
-			shared = meter_accepted(s);
+			arr.shared = meter_accepted(s);
+		/* The link is counted for -c's line and -J. */
+		arr.linked = (meter || s->json) && link_find(&arr.link, fd) == 0;
+		if (arr.linked)
+			link_take(&arr.link, &arr.link_at);
 		pid = fork();
 		if (pid < 0) {
 			warn("fork for %s", peer);
@@ -735,7 +767,7 @@ static void accept_forever(int lfd, const struct settings *s)
 			setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 			signal(SIGCHLD, SIG_DFL);
 			close(lfd);
-			exit(serve(fd, s, peer, shared));
+			exit(serve(fd, s, peer, &arr));
 		}
 		close(fd);
 	}

@@ -8,6 +8,7 @@
 
 TEST_TIMEOUT=${TEST_TIMEOUT:-90}
 PIDS=()
+NETNS=()
 
 fail() {
 	echo "# $*" >&2
@@ -25,7 +26,7 @@ started() {
 }
 
 cleanup() {
-	local pid kid
+	local pid kid ns
 	for pid in "${PIDS[@]}"; do
 		# A zcs's children are its own connection servers: stop them too.
 		for kid in $(pgrep -P "$pid" 2>/dev/null); do
@@ -35,6 +36,10 @@ cleanup() {
 	done
 	for pid in "${PIDS[@]}"; do
 		wait "$pid" 2>/dev/null || true
+	done
+	# Namespaces the test made (two_hosts), once nothing runs in them.
+	for ns in "${NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null || true
 	done
 	rm -rf "$T"
 }

@@ -19,11 +19,12 @@ start_zcs() {
 		(cd "$T" && exec "$ROOT/zcs" -d -p "$PORT" "$@") >"$T/zcs.out" 2>"$T/zcs.err" &
 		ZCS_PID=$!
 		started "$ZCS_PID"
-		if wait_until 5 grep -q -e "listening on" -e "in use" "$T/zcs.err"; then
-			grep -q "listening on" "$T/zcs.err" && return 0
-		fi
+		wait_until 5 eval 'grep -q -e "listening on" -e "in use" "$T/zcs.err" || all_dead '"$ZCS_PID" || true
+		grep -q "listening on" "$T/zcs.err" && return 0
 		kill -9 "$ZCS_PID" 2>/dev/null || true
 		wait "$ZCS_PID" 2>/dev/null || true
+		# Only a port in use is worth another try.
+		grep -q "in use" "$T/zcs.err" || break
 	done
 	fail "zcs did not start: $(cat "$T/zcs.err")"
 }
@@ -104,6 +105,8 @@ make_files() {
 
 # The end of every zcc and zcs summary: that process's user and system CPU seconds.
 CPU_TIMES=', cpu [0-9]+\.[0-9]{2}u [0-9]+\.[0-9]{2}s'
+# With -c, what loopback counted: lo has no interrupts, so softirqs.
+LO_LINK=', lo: rx [0-9]+ pps, tx [0-9]+ pps, 0 ints/s \(softirqs [0-9]+/s\)'
 
 # field LINE NAME: the number after ", NAME " in a summary line (cpu, kernel).
 field() {
@@ -284,4 +287,35 @@ all_dead() {
 		state=$(ps -o stat= -p "$pid" 2>/dev/null || true)
 		case "$state" in "" | Z*) ;; *) return 1 ;; esac
 	done
+}
+
+# two_hosts: two network namespaces joined by a veth pair, as two hosts:
+# $NS_A with 10.251.0.1 on $IF_A, and $NS_B with 10.251.0.2 on $IF_B. They
+# go when the test ends. Skips without root or namespaces.
+two_hosts() {
+	[ "$(id -u)" = 0 ] || skip "needs root (ip netns add)"
+	NS_A=zc-ta-$$
+	NS_B=zc-tb-$$
+	IF_A=zcta$$
+	IF_B=zctb$$
+	ip netns add "$NS_A" 2>/dev/null || skip "cannot create network namespaces here"
+	NETNS+=("$NS_A")
+	ip netns add "$NS_B"
+	NETNS+=("$NS_B")
+	ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B"
+	ip -n "$NS_A" addr add 10.251.0.1/30 dev "$IF_A"
+	ip -n "$NS_B" addr add 10.251.0.2/30 dev "$IF_B"
+	ip -n "$NS_A" link set "$IF_A" up
+	ip -n "$NS_B" link set "$IF_B" up
+	ip -n "$NS_A" link set lo up
+	ip -n "$NS_B" link set lo up
+	# No IPv6 on the pair: its neighbour discovery would add packets of its own.
+	ip netns exec "$NS_A" sysctl -qw "net.ipv6.conf.$IF_A.disable_ipv6=1"
+	ip netns exec "$NS_B" sysctl -qw "net.ipv6.conf.$IF_B.disable_ipv6=1"
+}
+
+# packets NS IF: "rx tx", the interface's packet counts read from /sys in NS.
+packets() {
+	ip netns exec "$1" cat "/sys/class/net/$2/statistics/rx_packets" "/sys/class/net/$2/statistics/tx_packets" |
+		tr '\n' ' ' | sed 's/ $//'
 }

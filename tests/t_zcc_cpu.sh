@@ -9,12 +9,12 @@ test_c_appends_load_demand_kernel_view_and_own_cpu() {
 	calibrate_here
 	start_zcs
 	line=$(cd "$T" && "$ROOT/zcc" -c -n 20 -s 127.0.0.1 -p "$PORT" "$T/big")
-	expect_match "$line" "^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%$CPU_TIMES\$"
+	expect_match "$line" "^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%$CPU_TIMES$LO_LINK\$"
 	expect_eq "$(echo "$line" | awk '{ print $2 }')" "$(stream_bytes 20 "$T/big")" "bytes"
 	load=$(field "$line" cpu)
 	kernel=$(field "$line" kernel)
 	secs=$(echo "$line" | awk '{ print $5 }')
-	own=$(echo "$line" | sed 's/.*, cpu \([0-9.]*\)u \([0-9.]*\)s$/\1 \2/')
+	own=$(echo "$line" | sed 's/.*, cpu \([0-9.]*\)u \([0-9.]*\)s, lo: .*$/\1 \2/')
 	# The two meters see the same run; zcc, one thread, is busy at most all of it.
 	awk -v l="$load" -v k="$kernel" 'BEGIN { exit !(l > 5 && l <= 100 && (l - k)^2 < 100) }' ||
 		fail "cyclesoak $load%, kernel $kernel%"

@@ -23,7 +23,7 @@ test_c_puts_load_demand_and_kernel_view_before_own_cpu() {
 	wait_summaries 1
 	line=$(zcs_summaries)
 	bytes=$(stream_bytes 20 "$T/big")
-	expect_match "$line" "^received $bytes bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec$METERED$CPU_TIMES\$"
+	expect_match "$line" "^received $bytes bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec$METERED$CPU_TIMES$LO_LINK\$"
 	load=$(field "$line" cpu)
 	kernel=$(field "$line" kernel)
 	secs=$(echo "$line" | awk '{ print $5 }')
@@ -59,9 +59,9 @@ test_c_says_when_another_connection_shared_the_window() {
 	send_big 2
 	wait_summaries 4
 	zcs_summaries | sed -n 1p | grep -q shared && fail "the first connection: $(zcs_summaries)"
-	zcs_summaries | sed -n 2,3p | grep -v -E "^received [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec$METERED, shared with another connection$CPU_TIMES\$" &&
+	zcs_summaries | sed -n 2,3p | grep -v -E "^received [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec$METERED, shared with another connection$CPU_TIMES$LO_LINK\$" &&
 		fail "the two at once are not both marked: $(zcs_summaries)"
-	zcs_summaries | sed -n 4p | grep -q -E "^received [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec$METERED$CPU_TIMES\$" ||
+	zcs_summaries | sed -n 4p | grep -q -E "^received [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec$METERED$CPU_TIMES$LO_LINK\$" ||
 		fail "the last one, alone 0.6 s after the others: $(zcs_summaries)"
 }
 
