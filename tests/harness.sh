@@ -63,7 +63,7 @@ expect_match() {
 }
 
 run_tests() {
-	local name rc reason
+	local name rc reason began
 	if [ "${1:-}" = "--one" ]; then
 		set -eu
 		T=$(mktemp -d)
@@ -73,8 +73,11 @@ run_tests() {
 		return
 	fi
 	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
+		began=$SECONDS
 		out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
 		rc=$?
+		# TEST_TIMES=FILE: each test's seconds, to find what makes make check slow.
+		[ -z "${TEST_TIMES:-}" ] || echo "$((SECONDS - began)) $(basename "$0") $name" >>"$TEST_TIMES"
 		case "$rc" in
 		0) echo "ok $(basename "$0"): $name" ;;
 		77)
