@@ -42,7 +42,7 @@ bench_unconverged() {
 	awk -F, -v width="$2" "$(cat "$(dirname "${BASH_SOURCE[0]}")/stats.awk")"'
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{
-		key = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"]
+		key = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((("offload" in c) && $c["offload"] != "") ? " " $c["offload"] : "")
 		d[key] = d[key] " " $c["demand_us_per_kb"]
 	}
 	END {

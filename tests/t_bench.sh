@@ -10,7 +10,7 @@ FIG="$NUM \\[$NUM, $NUM\\]"
 PCT="[-+][0-9]+\\.[0-9]% \\[[-+][0-9]+\\.[0-9]%, [-+][0-9]+\\.[0-9]%\\]"
 MODES='sendfile|send|write|splice|zerocopy|uring|uring-zc'
 ROW="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zerocopy) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-)\$"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,offload
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
@@ -24,7 +24,7 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 hdr=mode,bufsize,placement,recv,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3},(sg:(on|off)/tx:(on|off))?\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
@@ -32,7 +32,7 @@ check_csvs() {
 	# The sender's link moved packets both ways, and softirqs or interrupts.
 	awk -F, 'NR > 1 && !($6 > 0 && $8 > 0 && $9 > 0 && $10 >= 0 && $11 > 0 && $13 > 0 && $7 > 0 && $7 <= 100 && $12 > -5 && $12 <= 100 && $18 > 0 && $19 > 0 && $20 > 0) { bad = 1 }
 		END { exit bad }' "$T/out/zc-matrix-runs.csv" || fail "implausible figures: $(cat "$T/out/zc-matrix-runs.csv")"
-	for f in $(echo "$RUNS_HEADER" | cut -d, -f6- | tr ',' ' '); do
+	for f in $(echo "$RUNS_HEADER" | cut -d, -f6-20 | tr ',' ' '); do
 		hdr="$hdr,$f,${f}_lo,${f}_hi"
 	done
 	expect_eq "$(head -n 1 "$T/out/zc-matrix.csv")" "$hdr"
@@ -185,6 +185,55 @@ test_matrix_netns_runs_across_a_veth_pair() {
 		fail "zcc was not run in the namespace"
 	check_csvs 1 1 min-max
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
+}
+
+# offloads IF: the interface's scatter-gather and tx-checksumming lines, in $NS_A.
+offloads() {
+	ip netns exec "$NS_A" ethtool -k "$1" | grep -E '^(scatter-gather|tx-checksumming):'
+}
+
+# --offload switches the sending interface's offloads cell by cell, records
+# the state ethtool reads back, reports each state and compares them, and
+# puts the interface back as it was, also when the run is stopped.
+test_matrix_offload_switches_records_and_restores() {
+	local before pid
+	[ "$(id -u)" = 0 ] || skip "--offload needs root"
+	command -v ethtool >/dev/null || skip "ethtool is not installed (apt-get install ethtool)"
+	two_hosts
+	ip netns exec "$NS_B" "$ROOT/zcs" -d -t 3600 -J >"$T/zcs.out" 2>"$T/zcs.err" &
+	started $!
+	wait_until 5 grep -q "listening on" "$T/zcs.err" || fail "zcs did not start: $(cat "$T/zcs.err")"
+	before=$(offloads "$IF_A")
+	echo "$before" | grep -q 'scatter-gather: on' || fail "the veth starts without scatter-gather: $before"
+	matrix() {
+		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 \
+			--host 10.251.0.2 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
+	}
+	matrix --offload on,off --modes sendfile,send --placements none --rounds 1 --loops 5 ||
+		fail "zc-matrix failed: $(cat "$T/err")"
+	grep -q "^# offload: on and off on $IF_A (ethtool -K $IF_A sg STATE tx STATE; it was: tx on sg on)\$" "$T/table" ||
+		fail "no offload line: $(cat "$T/table")"
+	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | awk -F, '{ print $2 "=" $NF }' | sort | tr '\n' ' ')" \
+		"send=sg:off/tx:off send=sg:on/tx:on sendfile=sg:off/tx:off sendfile=sg:on/tx:on " "each cell's state read back"
+	for st in sg-off-tx-off sg-on-tx-on; do
+		expect_eq "$(sed 1d "$T/out/offload-$st/zc-matrix-runs.csv" | wc -l)" 2 "runs in $st"
+	done
+	grep -q "^# offload sg:off/tx:off ($IF_A):\$" "$T/table" || fail "no report of the off state"
+	grep -q "^# offload sg:on/tx:on ($IF_A):\$" "$T/table" || fail "no report of the on state"
+	expect_eq "$(grep -c -E '^  placement none, zcs -m read, (sendfile|send -b 1048576) +[-+][0-9.]+% \[[-+][0-9.]+, [-+][0-9.]+\]  tx pps [0-9]+ -> [0-9]+$' "$T/table")" 2 \
+		"comparison lines: $(cat "$T/table")"
+	expect_eq "$(offloads "$IF_A")" "$before" "the offloads after the run"
+	# Stopped half way, with the offloads off for a cell or on.
+	(cd "$T" && exec ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 \
+		--host 10.251.0.2 --out "$T/out2" --offload off --modes send --placements none --rounds 50 --loops 5) \
+		>"$T/table2" 2>"$T/err2" &
+	pid=$!
+	started "$pid"
+	wait_until 30 eval '[ "$(cat "$T/out2/zc-matrix-runs.csv" 2>/dev/null | wc -l)" -ge 3 ]' ||
+		fail "the second run did not get going: $(cat "$T/err2")"
+	kill -TERM "$pid"
+	wait "$pid" 2>/dev/null || true
+	expect_eq "$(offloads "$IF_A")" "$before" "the offloads after a stopped run"
 }
 
 # The report is made from the runs CSV alone: zc-report of a saved CSV prints
