@@ -9,8 +9,8 @@ NUM='-?[0-9]+\.[0-9]+'
 FIG="$NUM \\[$NUM, $NUM\\]"
 PCT="[-+][0-9]+\\.[0-9]% \\[[-+][0-9]+\\.[0-9]%, [-+][0-9]+\\.[0-9]%\\]"
 MODES='sendfile|send|write|splice|zerocopy|uring|uring-zc'
-ROW="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zerocopy) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-)\$"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,offload
+ROW="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zerocopy) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) \\| (-|$NUM  $FIG)\$"
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
@@ -24,7 +24,7 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 hdr=mode,bufsize,placement,recv,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3},(sg:(on|off)/tx:(on|off))?\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
@@ -32,7 +32,7 @@ check_csvs() {
 	# The sender's link moved packets both ways, and softirqs or interrupts.
 	awk -F, 'NR > 1 && !($6 > 0 && $8 > 0 && $9 > 0 && $10 >= 0 && $11 > 0 && $13 > 0 && $7 > 0 && $7 <= 100 && $12 > -5 && $12 <= 100 && $18 > 0 && $19 > 0 && $20 > 0) { bad = 1 }
 		END { exit bad }' "$T/out/zc-matrix-runs.csv" || fail "implausible figures: $(cat "$T/out/zc-matrix-runs.csv")"
-	for f in $(echo "$RUNS_HEADER" | cut -d, -f6-20 | tr ',' ' '); do
+	for f in $(echo "$RUNS_HEADER" | cut -d, -f6-26 | tr ',' ' '); do
 		hdr="$hdr,$f,${f}_lo,${f}_hi"
 	done
 	expect_eq "$(head -n 1 "$T/out/zc-matrix.csv")" "$hdr"
@@ -66,7 +66,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
 	expect_eq "$(grep -E "$ROW" "$T/table" | awk '{ print $1 "/" $2 }' | tr '\n' ' ')" "sendfile/- send/4096 send/65536 " "rows in order"
-	grep -q '^mode  *buf placement recv  *| MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied *| mapped *|  *ints\/s  *rx pps  *tx pps$' "$T/table" ||
+	grep -q '^mode  *buf placement recv  *| MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied *| mapped *|  *ints\/s  *rx pps  *tx pps | receiver (zcs -c): load%  us\/KB$' "$T/table" ||
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
@@ -148,11 +148,11 @@ test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 	matrix --modes "$modes" --recv trunc,zerocopy --mss 4108 --bufsizes 65536 --placements none \
 		--rounds 1 --loops 5 --tare-ms 1000
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" $((2 * n)) "rows: $(cat "$T/table")"
-	expect_eq "$(grep -E "^splice " "$T/table" | awk '{ print $4, $(NF - 6), $(NF - 4) }' | tr '\n' '|')" \
+	expect_eq "$(grep -E "^splice " "$T/table" | awk '{ print $4, $(NF - 8), $(NF - 6) }' | tr '\n' '|')" \
 		"trunc - -|zerocopy - 0%|" "splice rows: recv, copied, mapped"
-	expect_eq "$(grep -E "^zerocopy " "$T/table" | awk '{ print $4, $(NF - 6) }' | tr '\n' '|')" \
+	expect_eq "$(grep -E "^zerocopy " "$T/table" | awk '{ print $4, $(NF - 8) }' | tr '\n' '|')" \
 		"trunc 100%|zerocopy 100%|" "zerocopy rows: on loopback the kernel copies every send"
-	grep -E "^zerocopy .* zerocopy " "$T/table" | awk '{ exit !($(NF - 4) + 0 >= 90) }' ||
+	grep -E "^zerocopy .* zerocopy " "$T/table" | awk '{ exit !($(NF - 6) + 0 >= 90) }' ||
 		fail "zcs -m zerocopy mapped less than 90% of zcc -m zerocopy -M 4108: $(grep -E '^zerocopy ' "$T/table")"
 	expect_eq "$(awk -F, '$2 == "zerocopy" { print $5, $16, ($17 >= 90) }' "$T/out/zc-matrix-runs.csv" | sort | tr '\n' '|')" \
 		"trunc 100.0 0|zerocopy 100.0 1|" "copied_pct and mapped_pct in the runs CSV"
@@ -174,6 +174,16 @@ test_matrix_sends_given_files_and_places_processes() {
 	check_csvs 1 1 min-max
 }
 
+# expect_receiver_figures: a --remote run's verdict says which end paid for
+# sendfile, and its runs CSV has zcs's own CPU and the receiver's load,
+# demand and packets.
+expect_receiver_figures() {
+	grep -q -E '^      sendfile +sender [0-9.]+, receiver [0-9.]+: the (sender|receiver) paid [0-9]+%$' "$T/table" ||
+		fail "no verdict on which end paid: $(cat "$T/table")"
+	sed 1d "$T/out/zc-matrix-runs.csv" | awk -F, '{ exit !($10 > 0 && $21 > 0 && $22 > 0 && $25 > 0 && $26 > 0) }' ||
+		fail "no receiver figures in the runs CSV: $(cat "$T/out/zc-matrix-runs.csv")"
+}
+
 test_matrix_netns_runs_across_a_veth_pair() {
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
@@ -183,8 +193,79 @@ test_matrix_netns_runs_across_a_veth_pair() {
 		fail "no netns line: $(cat "$T/table")"
 	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -J -c -T 300 -m sendfile -s 10.250.0.2 " "$T/table" ||
 		fail "zcc was not run in the namespace"
+	# --netns is --remote over its namespace: zcs -c there measures the receiver.
+	grep -q "^# ip netns exec zc-b-[0-9]* .*/zcs -d -p [0-9]* -t 3600 -J -c -T 300 -m read  (in $T)\$" "$T/table" ||
+		fail "no zcs -c in the far namespace: $(cat "$T/table")"
+	grep -q '^# one host: the far end (ip netns exec zc-b-[0-9]*) is this machine' "$T/table" ||
+		fail "no word that one host cannot separate the ends"
 	check_csvs 1 1 min-max
+	expect_receiver_figures
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
+}
+
+# --remote CMD starts zcs through CMD (here ip netns exec, from the other
+# namespace), reads its summaries back through it, and adds the receiver's
+# meter; a far end that cannot be reached, or prints something else than
+# zcs's summaries, stops the run with one line, keeping what was measured.
+test_matrix_remote_runs_zcs_through_a_command() {
+	two_hosts
+	remote_matrix() {
+		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 \
+			--modes sendfile --placements none --rounds 1 --loops 5 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
+	}
+	remote_matrix --remote "ip netns exec $NS_B" --host 10.251.0.2 || fail "zc-matrix failed: $(cat "$T/err")"
+	grep -q "^# ip netns exec $NS_B $ROOT/zcs -d -p [0-9]* -t 3600 -J -m read  (in $T)\$" "$T/table" ||
+		fail "no far zcs line: $(cat "$T/table")"
+	expect_receiver_figures
+	# A far end that is not there.
+	! remote_matrix --remote "ip netns exec zc-none-$$" --host 10.251.0.2 || fail "no namespace, and zc-matrix passed"
+	expect_eq "$(wc -l <"$T/err")" 1 "lines on stderr: $(cat "$T/err")"
+	expect_match "$(cat "$T/err")" "^zc-matrix: the far end \\(ip netns exec zc-none-$$\\) could not calibrate its meter: .*zc-none-$$"
+	# A far end that says something of its own on stdout, as a login banner would.
+	printf '#!/bin/sh\necho "Welcome to the far host"\nexec "$@"\n' >"$T/banner"
+	chmod +x "$T/banner"
+	! remote_matrix --remote "$T/banner ip netns exec $NS_B" --host 10.251.0.2 || fail "junk, and zc-matrix passed"
+	expect_match "$(grep -v '^zc-matrix: warning' "$T/err")" "^zc-matrix: zcs on the far end \\($T/banner ip netns exec $NS_B\\) printed what is not its -J summary: 'Welcome to the far host'; the runs measured so far are in $T/out/zc-matrix-runs.csv\$"
+}
+
+# The same through a real sshd on 127.0.0.1, with a key made for the test.
+test_matrix_remote_over_ssh() {
+	local key port sshd
+	[ "$(id -u)" = 0 ] || skip "needs root (sshd)"
+	sshd=$(command -v sshd || echo /usr/sbin/sshd)
+	[ -x "$sshd" ] && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
+		skip "openssh-server is not installed (apt-get install openssh-server)"
+	key=$T/key
+	ssh-keygen -q -t ed25519 -N '' -f "$key"
+	ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
+	cp "$key.pub" "$T/authorized_keys"
+	port=$(free_port)
+	cat >"$T/sshd_config" <<EOF
+ListenAddress 127.0.0.1
+Port $port
+HostKey $T/host_key
+AuthorizedKeysFile $T/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+StrictModes no
+UsePAM no
+PidFile $T/sshd.pid
+EOF
+	mkdir -p /run/sshd
+	"$sshd" -D -e -f "$T/sshd_config" 2>"$T/sshd.err" &
+	started $!
+	wait_until 5 eval '(exec 3<>/dev/tcp/127.0.0.1/'"$port"') 2>/dev/null' || fail "sshd did not start: $(cat "$T/sshd.err")"
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 --modes sendfile --placements none \
+		--rounds 1 --loops 5 --out "$T/out" --remote-dir "$T" \
+		--remote "ssh -p $port -i $key -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@127.0.0.1") \
+		>"$T/table" 2>"$T/err" || fail "zc-matrix over ssh failed: $(cat "$T/err")"
+	grep -q "^# ssh -p $port .* root@127.0.0.1 $ROOT/zcs -d -p [0-9]* -t 3600 -J -c -T 300 -m read  (in $T)\$" "$T/table" ||
+		fail "no zcs -c over ssh: $(cat "$T/table")"
+	expect_receiver_figures
+	# Every zcs the run started over ssh has stopped.
+	wait_until 5 eval '! pgrep -f -- "zcs -d -p [0-9]* -t 3600 -J" >/dev/null' ||
+		fail "a zcs outlived the run: $(pgrep -af -- 'zcs -d -p')"
 }
 
 # offloads IF: the interface's scatter-gather and tx-checksumming lines, in $NS_A.
@@ -271,9 +352,9 @@ test_report_names_what_is_wrong_with_its_input() {
 # run), a row per setting with a median, a ratio to the first row and the
 # rounds, and every zcs and zcc command line.
 test_compare_defaults_prints_its_tables() {
-	local row='^(send|write|sendfile|zerocopy|uring-zc), [-a-z0-9 ,]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2}x  ( [0-9]+\.[0-9]){2}$'
+	local row='^(send|write|sendfile|zerocopy|uring-zc), [-a-z0-9 ,]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2}x  ( [0-9]+\.[0-9]){1}$'
 	local tables="chunk size (send, 8 MiB file)|chunk size (write, 8 MiB file)|zcs -l (sendfile)|zcs -l (send)|depth (zerocopy, -b 64k)|"
-	bash "$ROOT/scripts/compare-defaults" --sizes 64k,1m --lowats 1,256k --depths 4,default --rounds 2 \
+	bash "$ROOT/scripts/compare-defaults" --sizes 64k,1m --lowats 1,256k --depths 4,default --rounds 1 \
 		--secs 1 --file-mb 8 >"$T/out" 2>"$T/err" || fail "compare-defaults failed: $(cat "$T/err")"
 	if grep -q '^# no uring-zc table' "$T/out"; then
 		expect_eq "$(grep -c -E "$row" "$T/out")" 10 "rows: $(cat "$T/out")"
@@ -283,7 +364,7 @@ test_compare_defaults_prints_its_tables() {
 	fi
 	expect_eq "$(grep -E '^[a-z]' "$T/out" | grep -v -E "$row" | sed 's/  *MB.*//' | tr '\n' '|')" \
 		"$tables" "table headings"
-	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $(NF - 2) }' | sed -n '1p;3p;5p;7p;9p' | tr '\n' ' ')" \
+	expect_eq "$(grep -E "$row" "$T/out" | awk '{ print $(NF - 1) }' | sed -n '1p;3p;5p;7p;9p' | tr '\n' ' ')" \
 		"1.00x 1.00x 1.00x 1.00x 1.00x " "first rows' ratios"
 	expect_eq "$(grep -E "^zerocopy" "$T/out" | sed 's/  .*//' | tr '\n' '|')" \
 		"zerocopy, -b 64k -q 4|zerocopy, -b 64k, default -q|" "depth rows"
