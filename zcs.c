@@ -809,6 +809,7 @@ int main(int argc, char **argv)
 	int lfd;
 
 	parse_options(argc, argv, &s);
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.calibrate_only)
 		return meter_calibrate(s.n_cpus, s.debug);
 	/* Each connection makes its own pipe: one that cannot be made fails zcs now, not them. */
@@ -819,7 +820,6 @@ int main(int argc, char **argv)
 		close(trial[0]);
 		close(trial[1]);
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* Soakers first: they cover every CPU, whichever one zcs itself is pinned to. */
 	if (s.measure_cpu)
 		start_meter(&s);
