@@ -147,7 +147,7 @@ test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 		modes=splice,zerocopy
 	n=$(echo "$modes" | tr ',' '\n' | wc -l)
 	matrix --modes "$modes" --recv trunc,zerocopy --mss 4108 --bufsizes 65536 --placements none \
-		--rounds 1 --loops 5 --tare-ms 1000
+		--rounds 1 --loops 5
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" $((2 * n)) "rows: $(cat "$T/table")"
 	expect_eq "$(grep -E "^splice " "$T/table" | awk '{ print $4, $(NF - 8), $(NF - 6) }' | tr '\n' '|')" \
 		"trunc - -|zerocopy - 0%|" "splice rows: recv, copied, mapped"
@@ -267,6 +267,28 @@ EOF
 	# Every zcs the run started over ssh has stopped.
 	wait_until 5 eval '! pgrep -f -- "zcs -d -p [0-9]* -t 3600 -J" >/dev/null' ||
 		fail "a zcs outlived the run: $(pgrep -af -- 'zcs -d -p')"
+}
+
+# --table 2001: the 2001 study's rows and columns after the report, from the
+# same runs: the senders' load, interrupts and packets, and the receiving
+# host's; with the offloads switched (root and ethtool), the no xsum/SG rows.
+test_matrix_table_2001_prints_the_2001_layout() {
+	local fig='[0-9]+\.[0-9]%' rows=3 usage
+	[ "$(id -u)" = 0 ] || skip "--netns needs root"
+	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
+	ip netns del "zc-probe-$$"
+	usage=$(bash "$ROOT/scripts/zc-matrix" --table 2001 2>&1) && fail "--table 2001 on loopback passed"
+	expect_eq "$usage" "zc-matrix: --table 2001 is a two-host table: give --netns, --remote or --host"
+	matrix --netns --table 2001 --placements none --rounds 1 --loops 2
+	grep -q '^# .*/zcc -J -c -T 300 -m send -b 65536 -s 10.250.0.2 -p [0-9]* -n 2 <60 files>$' "$T/table" ||
+		fail "not send at 64 KiB: $(cat "$T/table")"
+	grep -q '^  *CPU  *affine  *ints/s  *rx pps  *tx pps$' "$T/table" || fail "no heading: $(cat "$T/table")"
+	command -v ethtool >/dev/null && rows=6
+	expect_eq "$(grep -c -E "^  (sendfile\(\)|send\(\)|receiving)[^:]*: +$fig +- +[0-9]+ +[0-9]+ +[0-9]+\$" "$T/table")" "$rows" \
+		"rows: $(cat "$T/table")"
+	if [ "$rows" = 6 ]; then
+		grep -q -E "^  sendfile\(\), no xsum/SG: +$fig " "$T/table" || fail "no sendfile without offloads"
+	fi
 }
 
 # offloads IF: the interface's scatter-gather and tx-checksumming lines, in $NS_A.

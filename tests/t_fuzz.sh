@@ -5,7 +5,7 @@
 # programs.
 . "$(dirname "$0")/lib.sh"
 
-# fuzz_briefly TARGET: build it and run it FUZZ_SECS (default 3) seconds.
+# fuzz_briefly TARGET: build it and run it FUZZ_SECS (default 2) seconds.
 fuzz_briefly() {
 	local rc=0
 	command -v "${FUZZ_CC:-clang}" >/dev/null || skip "clang is not installed (apt-get install clang)"
@@ -14,7 +14,7 @@ fuzz_briefly() {
 		skip "${FUZZ_CC:-clang} cannot build libFuzzer programs here"
 	make -s -C "$ROOT" "build/fuzz/fuzz_$1" >"$T/build" 2>&1 || fail "build: $(cat "$T/build")"
 	mkdir "$T/corpus"
-	(cd "$T" && "$ROOT/build/fuzz/fuzz_$1" -max_total_time="${FUZZ_SECS:-3}" -print_final_stats=1 \
+	(cd "$T" && "$ROOT/build/fuzz/fuzz_$1" -max_total_time="${FUZZ_SECS:-2}" -print_final_stats=1 \
 		"$T/corpus" "$ROOT/tests/fuzz-corpus/$1" >"$T/out" 2>&1) || rc=$?
 	expect_eq "$rc" 0 "fuzz_$1's exit code: $(grep -E 'ERROR|SUMMARY|runtime error' "$T/out" | head -n 3)"
 	grep -q '^Done [0-9]* runs' "$T/out" || fail "no runs: $(tail -n 5 "$T/out")"
