@@ -214,7 +214,10 @@ test_matrix_remote_runs_zcs_through_a_command() {
 		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 \
 			--modes sendfile --placements none --rounds 1 --loops 5 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
 	}
-	remote_matrix --remote "ip netns exec $NS_B" --host 10.251.0.2 || fail "zc-matrix failed: $(cat "$T/err")"
+	# Two placements: two far zcs at once, each stopped at the end.
+	remote_matrix --remote "ip netns exec $NS_B" --host 10.251.0.2 --placements none,separate ||
+		fail "zc-matrix failed: $(cat "$T/err")"
+	pgrep -f -- "-t 3600 -J -m read" >/dev/null && fail "a far zcs outlived the run: $(pgrep -af -- '-t 3600 -J -m read')"
 	grep -q "^# ip netns exec $NS_B $ROOT/zcs -d -p [0-9]* -t 3600 -J -m read  (in $T)\$" "$T/table" ||
 		fail "no far zcs line: $(cat "$T/table")"
 	expect_receiver_figures
@@ -227,6 +230,14 @@ test_matrix_remote_runs_zcs_through_a_command() {
 	chmod +x "$T/banner"
 	! remote_matrix --remote "$T/banner ip netns exec $NS_B" --host 10.251.0.2 || fail "junk, and zc-matrix passed"
 	expect_match "$(grep -v '^zc-matrix: warning' "$T/err")" "^zc-matrix: zcs on the far end \\($T/banner ip netns exec $NS_B\\) printed what is not its -J summary: 'Welcome to the far host'; the runs measured so far are in $T/out/zc-matrix-runs.csv\$"
+	# A far zcs that dies three seconds in: the run stops at the next zcc, in
+	# one line, and the rows measured before are in the runs CSV.
+	printf '#!/bin/sh\nexec timeout -s KILL 3 %s "$@"\n' "$ROOT/zcs" >"$T/dying-zcs"
+	chmod +x "$T/dying-zcs"
+	! remote_matrix --remote "ip netns exec $NS_B" --remote-zcs "$T/dying-zcs" --host 10.251.0.2 --rounds 20 ||
+		fail "zcs died, and zc-matrix passed"
+	expect_match "$(grep -v '^zc-matrix: warning' "$T/err")" "^zc-matrix: zcc failed: .*\\(is zcs still running on the far end, ip netns exec $NS_B\\?\\); the runs measured so far are in $T/out/zc-matrix-runs.csv\$"
+	[ "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" -ge 1 ] || fail "no runs kept: $(cat "$T/out/zc-matrix-runs.csv")"
 }
 
 # The same through a real sshd on 127.0.0.1, with a key made for the test.
@@ -282,9 +293,9 @@ test_matrix_table_2001_prints_the_2001_layout() {
 	matrix --netns --table 2001 --placements none --rounds 1 --loops 2
 	grep -q '^# .*/zcc -J -c -T 300 -m send -b 65536 -s 10.250.0.2 -p [0-9]* -n 2 <60 files>$' "$T/table" ||
 		fail "not send at 64 KiB: $(cat "$T/table")"
-	grep -q '^  *CPU  *affine  *ints/s  *rx pps  *tx pps$' "$T/table" || fail "no heading: $(cat "$T/table")"
+	grep -q '^  *CPU  *affine  *ints/s  *rx pps  *tx pps  *MB/s  *us/KB$' "$T/table" || fail "no heading: $(cat "$T/table")"
 	command -v ethtool >/dev/null && rows=6
-	expect_eq "$(grep -c -E "^  (sendfile\(\)|send\(\)|receiving)[^:]*: +$fig +- +[0-9]+ +[0-9]+ +[0-9]+\$" "$T/table")" "$rows" \
+	expect_eq "$(grep -c -E "^  (sendfile\(\)|send\(\)|receiving)[^:]*: +$fig +- +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{3}\$" "$T/table")" "$rows" \
 		"rows: $(cat "$T/table")"
 	if [ "$rows" = 6 ]; then
 		grep -q -E "^  sendfile\(\), no xsum/SG: +$fig " "$T/table" || fail "no sendfile without offloads"
