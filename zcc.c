@@ -148,10 +148,7 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
 	if (s->calibrate_only)
 		check_calibrate_alone(given, argc, argv);
-	if (strchr(given, 'T') && !s->measure_cpu)
-		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
-	if (s->n_cpus && !s->measure_cpu && !s->calibrate_only)
-		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
+	meter_check_options(given, s->measure_cpu, s->calibrate_only, s->n_cpus);
 	if (given_S) {
 		const struct send_mode *m = find_mode(given_w ? "write" : "send");
 
@@ -194,8 +191,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
 	while ((c = getopt(argc, argv, ":b:B:cCdhi:JkM:m:n:N:o:p:P:q:s:ST:wW:")) != -1) {
-		if (c != '?' && c != ':' && !strchr(given, c) && strlen(given) < sizeof(given) - 1)
-			given[strlen(given)] = c;
+		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -565,9 +561,10 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	int alone = line->ready < 0;
 	struct rusage ru0, ru1;
 	uint64_t start, end;
-	int unconfirmed, linked;
+	int unconfirmed, linked, counted = 0;
 	struct link lk;
-	struct link_sample la = { 0 }, lb = { 0 };
+	struct link_sample la;
+	struct link_figures lf;
 
 	snd->sock = net_connect(s->server, s->port, &s->sockopts, s->debug);
 	/* The link is counted for -c's line and -J; with -P, by the parent, from the name here. */
@@ -599,17 +596,18 @@ static void run_stream(const struct settings *s, struct sender *snd,
 			meter_at(m, METER_CLOSED);
 	}
 	if (alone && linked)
-		link_take(&lk, &lb);
+		counted = link_end(&lk, &la, &lf);
 	getrusage(RUSAGE_SELF, &ru1);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,
 				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
 				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied };
-	if (linked) {
+	if (linked)
 		sum->link = lk;
-		sum->linked = alone && la.ok && lb.ok;
-		link_figures(&la, &lb, &sum->link_fig);
+	if (counted) {
+		sum->linked = 1;
+		sum->link_fig = lf;
 	}
 	tx_sender_close(snd);
 }
@@ -782,7 +780,7 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	long failed = 0;
 	uint64_t start, end = 0;
 	struct link link = { .ifname = "" };
-	struct link_sample la = { 0 }, lb = { 0 };
+	struct link_sample la;
 
 	running.slots = mmap(NULL, s->streams * sizeof(*running.slots), PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -862,10 +860,8 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	if (m && total->confirmed)
 		meter_at(m, METER_CLOSED);
 	if (link.ifname[0]) {
-		link_take(&link, &lb);
 		total->link = link;
-		total->linked = la.ok && lb.ok;
-		link_figures(&la, &lb, &total->link_fig);
+		total->linked = link_end(&link, &la, &total->link_fig);
 	}
 	total->ns = end > start ? end - start : 0;
 	getrusage(RUSAGE_CHILDREN, &ru1);

@@ -82,7 +82,7 @@ struct conn {
 	struct interval *intervals;	/* -J */
 	size_t n_intervals;
 	struct link link;	/* the interface it came through */
-	struct link_sample link_at[2];	/* at its start and its end */
+	struct link_sample link_start;	/* the counters at accept() */
 	struct link_figures link_fig;
 	int linked;		/* the interface was found and counted throughout */
 	uint64_t accepted_as;	/* -c: the board's count with this connection */
@@ -135,10 +135,7 @@ static void check_options(const struct settings *s, const char *given)
 			if (!strchr("CNd", *o))
 				opt_failx("-%c is for receiving: -C calibrates the meter and listens for nothing",
 					  *o);
-	if (strchr(given, 'T') && !s->measure_cpu)
-		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
-	if (s->n_cpus && !s->measure_cpu && !s->calibrate_only)
-		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
+	meter_check_options(given, s->measure_cpu, s->calibrate_only, s->n_cpus);
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -151,8 +148,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.mode = &recv_modes[0], .tare_ms = DEFAULT_TARE_MS };
 	opt_init(usage);
 	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:m:N:o:p:t:T:")) != -1) {
-		if (c != '?' && c != ':' && !strchr(given, c) && strlen(given) < sizeof(given) - 1)
-			given[strlen(given)] = c;
+		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
 			if (*optarg == '\0')
@@ -572,7 +568,7 @@ static int serve(int fd, const struct settings *s, const char *peer, const struc
 	}
 	c.linked = arr->linked;
 	c.link = arr->link;
-	c.link_at[0] = arr->link_at;
+	c.link_start = arr->link_at;
 	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
@@ -601,11 +597,8 @@ static int serve(int fd, const struct settings *s, const char *peer, const struc
 	timing_tick_stop();
 	if (meter)
 		metered = meter_window(&c, bytes, &fig);
-	if (c.linked) {
-		link_take(&c.link, &c.link_at[1]);
-		c.linked = c.link_at[0].ok && c.link_at[1].ok;
-		link_figures(&c.link_at[0], &c.link_at[1], &c.link_fig);
-	}
+	if (c.linked)
+		c.linked = link_end(&c.link, &c.link_start, &c.link_fig);
 	if (s->json)
 		print_summary_json(s, &c, bytes, timing_now_ns() - start, metered);
 	else

@@ -266,6 +266,15 @@ void link_figures(const struct link_sample *a, const struct link_sample *b, stru
 	f->ints_per_sec = secs > 0 ? f->interrupts / secs : 0;
 }
 
+int link_end(const struct link *l, const struct link_sample *start, struct link_figures *f)
+{
+	struct link_sample now;
+
+	link_take(l, &now);
+	link_figures(start, &now, f);
+	return start->ok && now.ok;
+}
+
 void link_print(FILE *out, const struct link *l, const struct link_figures *f)
 {
 	fprintf(out, ", %s: rx %.0f pps, tx %.0f pps", l->ifname, f->rx_pps, f->tx_pps);

@@ -52,6 +52,11 @@ int link_by_address(const struct sockaddr *addr, char ifname[IF_NAMESIZE]);
 void link_take(const struct link *l, struct link_sample *s);
 /* The counts between two samples, and their rates. */
 void link_figures(const struct link_sample *a, const struct link_sample *b, struct link_figures *f);
+/*
+ * The end of a window that began at start: read the counters now, and the
+ * figures since start into f. 1 if every count at both ends was read, else 0.
+ */
+int link_end(const struct link *l, const struct link_sample *start, struct link_figures *f);
 
 /*
  * The figures on a summary line:

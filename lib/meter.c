@@ -53,11 +53,11 @@ void meter_close(struct meter *m)
 }
 
 /*
+ * A tare taken between a and b, and what it says: the drift, a busy system.
  * What the soakers lose to the transfer is measured against the tare, so
  * neither the calibration's drift since it was made nor a steady load already
  * running counts as the transfer's.
  */
-/* A tare taken between a and b, and what it says: the drift, a busy system. */
 static int tare_between(struct meter *m, const struct soak_sample *a, const struct soak_sample *b)
 {
 	struct soak_reference *ref = &m->ref;
@@ -104,19 +104,18 @@ int meter_tare(struct meter *m, long tare_ms)
 
 int meter_ring_init(struct meter *m, struct meter_ring *r, long tare_ms, unsigned period_ms)
 {
+	int ok;
+
 	r->n = tare_ms / period_ms + 3;
 	r->taken = 0;
 	r->s = calloc(r->n, sizeof(*r->s));
-	if (!r->s) {
+	ok = r->s != NULL;
+	for (size_t i = 0; ok && i < r->n; i++)
+		ok = soak_sample_init(&m->soak, &r->s[i]) == 0;
+	if (!ok) {
 		snprintf(m->soak.err, sizeof(m->soak.err), "allocating samples: %s", strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < r->n; i++)
-		if (soak_sample_init(&m->soak, &r->s[i]) < 0) {
-			snprintf(m->soak.err, sizeof(m->soak.err), "allocating samples: %s",
-				 strerror(errno));
-			return -1;
-		}
 	return meter_ring_take(m, r);
 }
 
@@ -198,6 +197,14 @@ void meter_json(struct json *j, const struct meter *m, const struct soak_figures
 	if (shared >= 0)
 		json_bool(j, "shared", shared);
 	json_close(j);
+}
+
+void meter_check_options(const char *given, int measure_cpu, int calibrate_only, int n_cpus)
+{
+	if (strchr(given, 'T') && !measure_cpu)
+		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
+	if (n_cpus && !measure_cpu && !calibrate_only)
+		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
 }
 
 int meter_calibrate(int n_cpus, int debug)

@@ -70,6 +70,12 @@ void meter_json(struct json *j, const struct meter *m, const struct soak_figures
 int meter_calibrate(int n_cpus, int debug);
 
 /*
+ * The meter's options, as zcc and zcs take them: -T only with -c, -N only
+ * with -c or -C (given: the options given, see opt_given). A usage error if not.
+ */
+void meter_check_options(const char *given, int measure_cpu, int calibrate_only, int n_cpus);
+
+/*
  * A server's meter (zcs -c): the soakers run for as long as it does, and
  * while it waits it samples them now and then into a ring that holds a
  * little more than the tare's length, so that each connection's tare is

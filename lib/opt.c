@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "opt.h"
 
@@ -112,6 +113,16 @@ void opt_failx(const char *fmt, ...)
 void opt_fail(int opt, const char *arg, const char *why)
 {
 	opt_failx("-%c '%s': %s", opt, arg, why);
+}
+
+void opt_given(char *given, size_t size, int c)
+{
+	size_t n = strlen(given);
+
+	if (c != '?' && c != ':' && !strchr(given, c) && n < size - 1) {
+		given[n] = c;
+		given[n + 1] = '\0';
+	}
 }
 
 void opt_fail_getopt(int c, int optopt_char)

@@ -36,6 +36,12 @@ void opt_failx(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 
  */
 void opt_fail_getopt(int c, int optopt_char) __attribute__((noreturn));
 
+/*
+ * Note option c (a getopt() return) in given, a string of the options given,
+ * each once, for the checks of what one option means for another.
+ */
+void opt_given(char *given, size_t size, int c);
+
 /* Parse the argument of option opt, or fail with a usage error naming it. */
 long opt_long(int opt, const char *arg, long min, long max);
 long opt_size(int opt, const char *arg, long min, long max);
