@@ -64,6 +64,14 @@ struct interval {
 	uint64_t bytes;
 };
 
+/* What the parent learns of a connection as it accepts it, before its child is forked. */
+struct arrival {
+	int shared;		/* -c: another connection was open in its tare, or its transfer */
+	int linked;		/* its interface was found, and counted throughout */
+	struct link link;
+	struct link_sample link_at;	/* its counters at accept() */
+};
+
 /* One connection, in its own child. */
 struct conn {
 	int fd;
@@ -81,12 +89,9 @@ struct conn {
 	const char *peer;
 	struct interval *intervals;	/* -J */
 	size_t n_intervals;
-	struct link link;	/* the interface it came through */
-	struct link_sample link_start;	/* the counters at accept() */
+	struct arrival arr;	/* as the parent accepted it */
 	struct link_figures link_fig;
-	int linked;		/* the interface was found and counted throughout */
 	uint64_t accepted_as;	/* -c: the board's count with this connection */
-	int shared;		/* -c: another connection was open in its window */
 };
 
 /*
@@ -229,7 +234,7 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 		       (unsigned long long)rx->extra_bytes);
 	if (fig) {
 		meter_print(stdout, fig);
-		if (c->shared)
+		if (c->arr.shared)
 			printf(", shared with another connection");
 	}
 	getrusage(RUSAGE_SELF, &ru);
@@ -238,8 +243,8 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	if (s->mode->maps)
 		printf(", mapped %llu of %llu bytes", (unsigned long long)c->mapped_bytes,
 		       (unsigned long long)bytes);
-	if (fig && c->linked)
-		link_print(stdout, &c->link, &c->link_fig);
+	if (fig && c->arr.linked)
+		link_print(stdout, &c->arr.link, &c->link_fig);
 	printf("\n");
 }
 
@@ -499,9 +504,9 @@ static void print_summary_json(const struct settings *s, const struct conn *c, u
 	json_double(&j, "system_seconds", ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, 2);
 	json_close(&j);
 	if (fig)
-		meter_json(&j, meter, fig, c->shared);
-	if (c->linked)
-		link_json(&j, &c->link, &c->link_fig);
+		meter_json(&j, meter, fig, c->arr.shared);
+	if (c->arr.linked)
+		link_json(&j, &c->arr.link, &c->link_fig);
 	else
 		json_null(&j, "link");
 	json_end(&j);
@@ -538,18 +543,10 @@ static const struct soak_figures *meter_window(struct conn *c, uint64_t bytes,
 		return NULL;
 	}
 	if (__atomic_load_n(&board->accepted, __ATOMIC_SEQ_CST) != c->accepted_as)
-		c->shared = 1;
+		c->arr.shared = 1;
 	meter_figures(meter, 0, bytes, fig);
 	return fig;
 }
-
-/* What the parent learns of a connection as it accepts it, before its child is forked. */
-struct arrival {
-	int shared;		/* -c: another connection was open in its tare */
-	int linked;		/* its interface was found */
-	struct link link;
-	struct link_sample link_at;	/* its counters at accept() */
-};
 
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
 static int serve(int fd, const struct settings *s, const char *peer, const struct arrival *arr)
@@ -562,13 +559,9 @@ static int serve(int fd, const struct settings *s, const char *peer, const struc
 
 	conn_setup(&c, fd, s);
 	c.peer = peer;
-	if (meter) {
+	c.arr = *arr;
+	if (meter)
 		c.accepted_as = board->accepted;
-		c.shared = arr->shared;
-	}
-	c.linked = arr->linked;
-	c.link = arr->link;
-	c.link_start = arr->link_at;
 	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
@@ -597,8 +590,8 @@ static int serve(int fd, const struct settings *s, const char *peer, const struc
 	timing_tick_stop();
 	if (meter)
 		metered = meter_window(&c, bytes, &fig);
-	if (c.linked)
-		c.linked = link_end(&c.link, &c.link_start, &c.link_fig);
+	if (c.arr.linked)
+		c.arr.linked = link_end(&c.arr.link, &c.arr.link_at, &c.link_fig);
 	if (s->json)
 		print_summary_json(s, &c, bytes, timing_now_ns() - start, metered);
 	else
