@@ -121,12 +121,19 @@ bench_start_zcs() {
 	echo "# ${bench_zcs_prefix[*]}${bench_zcs_prefix:+ }$ROOT/zcs -d -p $port -t 3600 $*" | sed 's/ *$//'
 	"${bench_zcs_prefix[@]}" "$ROOT/zcs" -d -p "$port" -t 3600 "$@" >"$out" 2>"$out.err" &
 	bench_pids+=($!)
-	for _ in $(seq 1 100); do
-		grep -q 'listening on' "$out.err" && return
-		kill -0 "${bench_pids[-1]}" 2>/dev/null || break
+	bench_zcs_listening "$out.err" "${bench_pids[-1]}" 100 ||
+		bench_die "zcs $* did not start: $(cat "$out.err")"
+}
+
+# bench_zcs_listening ERR PID TRIES: until the zcs -d writing ERR says it is
+# listening (0), it is gone, or TRIES checks 50 ms apart have passed (1).
+bench_zcs_listening() {
+	for _ in $(seq 1 "$3"); do
+		grep -q 'listening on' "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.05
 	done
-	bench_die "zcs $* did not start: $(cat "$out.err")"
+	return 1
 }
 
 # make_file_set DIR: 60 files of about 350 KB, the 2001 working set.
