@@ -39,6 +39,15 @@
 /* -T: how long the soakers run on the idle system before the transfer, by default. */
 #define DEFAULT_TARE_MS 1000
 
+/*
+ * -R: the least rate a stream may be paced at. Below it a send can wait for
+ * room in the socket buffer long enough to look like a stalled receiver (-W).
+ */
+#define MIN_STREAM_RATE 1024
+
+/* -R: a run that reaches less of the rate than this did not run at it. */
+#define RATE_REACHED_PCT 95.0
+
 struct settings {
 	int debug;
 	int json;		/* -J */
@@ -47,6 +56,7 @@ struct settings {
 	int cpu_list[MAX_STREAMS];	/* -B's CPUs; with -P, stream i runs on [i % n] */
 	int n_cpu_list;
 	long streams;		/* -P */
+	uint64_t rate_bytes_per_sec;	/* -R: the whole transfer's, split across the streams; 0 */
 	struct net_sockopts sockopts;
 	long loops;
 	int port;
@@ -66,7 +76,7 @@ struct settings {
 static const char usage[] =
 	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
 	"           [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]\n"
-	"           [-T msecs] [-W secs] -s server file...\n";
+	"           [-R rate] [-T msecs] [-W secs] -s server file...\n";
 
 static const struct send_mode *find_mode(const char *name)
 {
@@ -163,6 +173,11 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	if (s->cork && s->mode->counts_copies)
 		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
 			  "for up to 200 ms, and the buffer under it until then", s->mode->name);
+	if (s->rate_bytes_per_sec && s->rate_bytes_per_sec / s->streams < MIN_STREAM_RATE)
+		opt_failx("-R %llu over -P %ld streams is %llu bytes/sec each: a stream needs at "
+			  "least %d", (unsigned long long)s->rate_bytes_per_sec, s->streams,
+			  (unsigned long long)s->rate_bytes_per_sec / s->streams, MIN_STREAM_RATE);
+	s->sockopts.pacing_bytes_per_sec = s->rate_bytes_per_sec / s->streams;
 	if (strchr(given, 'q') && !s->mode->queued)
 		opt_failx("-q needs -m %s (mode %s sends one chunk at a time)", tx_mode_names(1),
 			  s->mode->name);
@@ -190,7 +205,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.mode = tx_modes[0], .streams = 1,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:JkM:m:n:N:o:p:P:q:s:ST:wW:")) != -1) {
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:JkM:m:n:N:o:p:P:q:R:s:ST:wW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'b':
@@ -244,6 +259,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'q':
 			s->depth = opt_long(c, optarg, 1, TX_MAX_DEPTH);
+			break;
+		case 'R':
+			s->rate_bytes_per_sec = opt_size(c, optarg, MIN_STREAM_RATE, LONG_MAX);
 			break;
 		case 's':
 			if (*optarg == '\0')
@@ -365,6 +383,7 @@ struct summary {
 	uint64_t end_ns;	/* when its time stopped (CLOCK_MONOTONIC) */
 	int confirmed;		/* zcs closed the connection within -W */
 	int failed;		/* -P: the stream failed; bytes is what it sent first */
+	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts; 0 */
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	int metered;		/* -c, and the meter worked throughout */
@@ -379,6 +398,17 @@ static double timeval_secs(struct timeval tv)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+/* -R: the share of the rate asked that the summary's bytes reached over its time. */
+static double rate_reached_pct(const struct summary *sum)
+{
+	return sum->ns ? 100.0 * sum->bytes * 1e9 / sum->ns / sum->rate : 0;
+}
+
+static int below_rate(const struct summary *sum)
+{
+	return sum->rate && rate_reached_pct(sum) < RATE_REACHED_PCT;
+}
+
 /*
  * A summary line: what was sent, with -c ", cpu LOAD%, DEMAND us/KB, kernel
  * LOAD%", the CPU time zcc took, and in the zero-copy modes how many sends the
@@ -390,6 +420,10 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 	printf("%ssent %llu bytes in %.3f s, %llu kbytes/sec, mode %s", prefix,
 	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
 	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
+	if (sum->rate)
+		printf(", rate %.0f kbytes/sec asked", sum->rate / 1024.0);
+	if (below_rate(sum))
+		printf(", %.0f%% reached (short of it)", floor(rate_reached_pct(sum)));
 	if (sum->metered)
 		meter_print(stdout, &sum->fig);
 	printf(", cpu %.2fu %.2fs", sum->user_secs, sum->sys_secs);
@@ -411,6 +445,13 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	json_bool(j, "confirmed", sum->confirmed);
 	json_double(j, "user_seconds", sum->user_secs, 2);
 	json_double(j, "system_seconds", sum->sys_secs, 2);
+	if (sum->rate) {
+		json_double(j, "rate_reached_pct", rate_reached_pct(sum), 1);
+		json_bool(j, "below_rate", below_rate(sum));
+	} else {
+		json_null(j, "rate_reached_pct");
+		json_null(j, "below_rate");
+	}
 	if (mode->counts_copies) {
 		json_object(j, "zerocopy");
 		json_uint(j, "sends", sum->zc_sends);
@@ -437,6 +478,10 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	json_uint(j, "loops", s->loops);
 	json_uint(j, "files", n_files);
 	json_int(j, "streams", s->streams);
+	if (s->rate_bytes_per_sec)
+		json_uint(j, "rate_bytes_per_sec", s->rate_bytes_per_sec);
+	else
+		json_null(j, "rate_bytes_per_sec");
 	json_bool(j, "cork", s->cork);
 	if (s->n_cpu_list > 1) {
 		json_array(j, "cpu");
@@ -602,7 +647,8 @@ static void run_stream(const struct settings *s, struct sender *snd,
 				 .confirmed = !unconfirmed,
 				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
 				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
-				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied };
+				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
+				 .rate = s->sockopts.pacing_bytes_per_sec };
 	if (linked)
 		sum->link = lk;
 	if (counted) {
@@ -836,7 +882,7 @@ static long run_parallel(const struct settings *s, struct meter *m, const struct
 	hear_from_each(out, s->streams);
 	if (m)
 		meter_at(m, METER_LAST_BYTE);
-	*total = (struct summary){ .confirmed = 1 };
+	*total = (struct summary){ .confirmed = 1, .rate = s->rate_bytes_per_sec };
 	for (long i = 0; i < s->streams; i++) {
 		int status;
 
@@ -911,6 +957,10 @@ static void report(const struct settings *s, struct meter *m, size_t n_files,
 		errx(1, "%s during the transfer: no load figure", m->soak.err);
 	if (m && m->note[0])
 		warnx("note: %s", m->note);
+	if (below_rate(sum))
+		warnx("note: mode %s reached %.1f%% of the rate asked (-R %llu): it could not run at "
+		      "that rate here, and its load is not comparable with that of runs that did",
+		      s->mode->name, rate_reached_pct(sum), (unsigned long long)s->rate_bytes_per_sec);
 }
 
 int main(int argc, char **argv)

@@ -69,6 +69,39 @@ static void set_one_bufsize(int fd, int optname, long want, int debug)
 			name, want, got);
 }
 
+int net_pacing_kept(uint64_t asked, uint64_t got, socklen_t got_len, char *why, size_t why_len)
+{
+	if (got_len == sizeof(uint64_t) && got == asked)
+		return 0;
+	if (got_len == sizeof(uint32_t) && asked <= NET_MAX_PACING_32 && (uint32_t)got == asked)
+		return 0;
+	if (got_len == sizeof(uint32_t) && asked > NET_MAX_PACING_32)
+		snprintf(why, why_len, "%llu bytes/sec is more than this kernel's 32-bit option holds "
+			 "(%llu)", (unsigned long long)asked, NET_MAX_PACING_32);
+	else
+		snprintf(why, why_len, "asked for %llu bytes/sec, the kernel kept %llu",
+			 (unsigned long long)asked, (unsigned long long)got);
+	return -1;
+}
+
+/* The rate as 64 bits; a kernel that takes 32 reads the low half, and says so on reading back. */
+static void set_pacing(int fd, uint64_t bytes_per_sec, int debug)
+{
+	uint64_t got = 0;
+	socklen_t len = sizeof(got);
+	char why[160];
+
+	if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes_per_sec, sizeof(uint64_t)) < 0)
+		err(1, "setsockopt SO_MAX_PACING_RATE %llu", (unsigned long long)bytes_per_sec);
+	if (getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &got, &len) < 0)
+		err(1, "getsockopt SO_MAX_PACING_RATE");
+	if (net_pacing_kept(bytes_per_sec, got, len, why, sizeof(why)) < 0)
+		errx(1, "SO_MAX_PACING_RATE: %s", why);
+	if (debug)
+		fprintf(stderr, "%s: SO_MAX_PACING_RATE %llu bytes/sec\n",
+			program_invocation_short_name, (unsigned long long)bytes_per_sec);
+}
+
 void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 {
 	if (opts->rcvbuf_bytes)
@@ -77,6 +110,8 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 		set_one_bufsize(fd, SO_SNDBUF, opts->sndbuf_bytes, debug);
 	if (opts->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &(int){ opts->mss }, sizeof(int)) < 0)
 		err(1, "setsockopt TCP_MAXSEG %ld", opts->mss);
+	if (opts->pacing_bytes_per_sec)
+		set_pacing(fd, opts->pacing_bytes_per_sec, debug);
 }
 
 void net_set_cork(int fd)

@@ -40,7 +40,26 @@ struct net_sockopts {
 	long rcvbuf_bytes;	/* -i */
 	long sndbuf_bytes;	/* -o */
 	long mss;		/* zcc -M: TCP_MAXSEG */
+	uint64_t pacing_bytes_per_sec;	/* zcc -R, a stream's share: SO_MAX_PACING_RATE */
 };
+
+#ifndef SO_MAX_PACING_RATE
+#define SO_MAX_PACING_RATE 47
+#endif
+
+/*
+ * SO_MAX_PACING_RATE takes 64 bits on 64-bit kernels since Linux 4.20; older
+ * ones keep 32, in which ~0U means no limit, so the most they can hold is one
+ * less.
+ */
+#define NET_MAX_PACING_32 4294967294ULL
+
+/*
+ * Whether the kernel kept the pacing rate asked for, from what getsockopt()
+ * read back (got, in got_len bytes): 0, or -1 with why (which names the most
+ * a 32-bit option holds when that is why).
+ */
+int net_pacing_kept(uint64_t asked, uint64_t got, socklen_t got_len, char *why, size_t why_len);
 
 /* The range of TCP_MAXSEG that Linux accepts (TCP_MIN_MSS, MAX_TCP_WINDOW). */
 #define NET_MIN_MSS 88
@@ -62,8 +81,10 @@ int net_listen(const char *addr, int port, const struct net_sockopts *opts, int 
 
 /*
  * Set SO_RCVBUF/SO_SNDBUF as asked, exiting naming the size the kernel
- * granted and the sysctl that limits it when that is less than asked; and
- * TCP_MAXSEG, exiting if the kernel refuses it.
+ * granted and the sysctl that limits it when that is less than asked;
+ * TCP_MAXSEG, exiting if the kernel refuses it; and SO_MAX_PACING_RATE,
+ * exiting if the kernel does not keep it whole. TCP paces a socket with a
+ * maximum rate itself (since Linux 4.13), whatever the qdisc.
  */
 void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
 

@@ -57,6 +57,8 @@ enum opt_status opt_parse_size(const char *s, long min, long max, long *out)
 		mult = 1024, end++;
 	else if (*end == 'm' || *end == 'M')
 		mult = 1024 * 1024, end++;
+	else if (*end == 'g' || *end == 'G')
+		mult = 1024 * 1024 * 1024, end++;
 	if (*end != '\0')
 		return OPT_TRAILING;
 	if (v > LONG_MAX / mult)

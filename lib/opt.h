@@ -15,7 +15,7 @@ enum opt_status {
 
 /* Base-10 integer in [min, max]; no leading blanks, no trailing characters. */
 enum opt_status opt_parse_long(const char *s, long min, long max, long *out);
-/* As opt_parse_long, with an optional k/K (x1024) or m/M (x1024^2) suffix. */
+/* As opt_parse_long, with an optional k/K (x1024), m/M (x1024^2) or g/G (x1024^3) suffix. */
 enum opt_status opt_parse_size(const char *s, long min, long max, long *out);
 const char *opt_status_text(enum opt_status st);
 

@@ -11,7 +11,8 @@ test_zcc_rejects_bad_option_values() {
 	usage_error zcc "zcc: -p '': empty value" -p '' -s localhost "$f"
 	usage_error zcc "zcc: -b '12x': trailing characters after the number" -b 12x -s localhost "$f"
 	usage_error zcc "zcc: -b '-1': must be at least 1" -b -1 -s localhost "$f"
-	usage_error zcc "zcc: -b '4g': trailing characters after the number" -b 4g -s localhost "$f"
+	usage_error zcc "zcc: -b '4g': must be at most 1073741824" -b 4g -s localhost "$f"
+	usage_error zcc "zcc: -b '4t': trailing characters after the number" -b 4t -s localhost "$f"
 	usage_error zcc "zcc: -b '99999999999999999999': must be at most 1073741824" \
 		-b 99999999999999999999 -s localhost "$f"
 	usage_error zcc "zcc: -n '0': must be at least 1" -n 0 -s localhost "$f"

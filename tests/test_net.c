@@ -97,6 +97,55 @@ static void mss_is_set_before_connecting(void)
 	close(lfd);
 }
 
+static uint64_t pacing_read_back(int fd)
+{
+	uint64_t got = 0;
+	socklen_t len = sizeof(got);
+
+	CHECK(getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &got, &len) == 0);
+	return got;
+}
+
+/* Set before connect(), so the first segments are paced; past 32 bits on a kernel that takes 64. */
+static void pacing_rate_is_set_before_connecting(void)
+{
+	struct net_sockopts opts = { .pacing_bytes_per_sec = 123456789 };
+	struct net_sockopts wide = { .pacing_bytes_per_sec = 5ULL << 32 };
+	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
+	int fd = net_connect("127.0.0.1", port, &opts, 0), afd = accept_one(lfd);
+	int fd2 = net_connect("127.0.0.1", port, &wide, 0), afd2 = accept_one(lfd);
+
+	CHECK_EQ_U64(pacing_read_back(fd), 123456789);
+	CHECK_EQ_U64(pacing_read_back(fd2), 5ULL << 32);
+	CHECK_EQ_U64(pacing_read_back(afd), ~0ULL);
+	close(fd);
+	close(afd);
+	close(fd2);
+	close(afd2);
+	close(lfd);
+}
+
+/*
+ * What a kernel kept, read back: all 64 bits, or on a kernel whose option is
+ * 32 bits wide (before 4.20) the low 32, which holds a rate up to 2^32 - 2.
+ */
+static void pacing_read_back_says_what_was_kept(void)
+{
+	char why[160] = "";
+
+	CHECK(net_pacing_kept(1000, 1000, 8, why, sizeof(why)) == 0);
+	CHECK(net_pacing_kept(5ULL << 32, 5ULL << 32, 8, why, sizeof(why)) == 0);
+	CHECK(net_pacing_kept(4294967294ULL, 4294967294ULL, 4, why, sizeof(why)) == 0);
+	CHECK(net_pacing_kept(1000, 999, 8, why, sizeof(why)) == -1);
+	CHECK_STR(why, "asked for 1000 bytes/sec, the kernel kept 999");
+	CHECK(net_pacing_kept(5ULL << 32, 0, 4, why, sizeof(why)) == -1);
+	CHECK_STR(why, "21474836480 bytes/sec is more than this kernel's 32-bit option holds "
+		       "(4294967294)");
+	CHECK(net_pacing_kept(4294967295ULL, 4294967295ULL, 4, why, sizeof(why)) == -1);
+	CHECK_STR(why, "4294967295 bytes/sec is more than this kernel's 32-bit option holds "
+		       "(4294967294)");
+}
+
 static void buffer_size_beyond_the_limit_exits_1(void)
 {
 	struct net_sockopts bufs = { .rcvbuf_bytes = 1L << 30 };
@@ -165,6 +214,8 @@ int main(void)
 	RUN(wildcard_listener_takes_ipv4_and_ipv6);
 	RUN(buffer_sizes_are_set_and_inherited);
 	RUN(mss_is_set_before_connecting);
+	RUN(pacing_rate_is_set_before_connecting);
+	RUN(pacing_read_back_says_what_was_kept);
 	RUN(buffer_size_beyond_the_limit_exits_1);
 	RUN(cork_sticks);
 	RUN(addr_text_is_numeric);

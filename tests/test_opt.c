@@ -49,6 +49,8 @@ static void size_suffixes_multiply_by_1024(void)
 	CHECK(opt_parse_size("8K", 1, LONG_MAX, &v) == OPT_OK && v == 8192);
 	CHECK(opt_parse_size("4m", 1, LONG_MAX, &v) == OPT_OK && v == 4194304);
 	CHECK(opt_parse_size("2M", 1, LONG_MAX, &v) == OPT_OK && v == 2097152);
+	CHECK(opt_parse_size("1g", 1, LONG_MAX, &v) == OPT_OK && v == 1073741824);
+	CHECK(opt_parse_size("3G", 1, LONG_MAX, &v) == OPT_OK && v == 3221225472);
 	CHECK(opt_parse_size("512", 1, LONG_MAX, &v) == OPT_OK && v == 512);
 }
 
@@ -57,7 +59,9 @@ static void size_suffix_errors(void)
 	long v = 7;
 
 	CHECK(opt_parse_size("64kb", 1, LONG_MAX, &v) == OPT_TRAILING);
-	CHECK(opt_parse_size("4g", 1, LONG_MAX, &v) == OPT_TRAILING);
+	CHECK(opt_parse_size("4t", 1, LONG_MAX, &v) == OPT_TRAILING);
+	CHECK(opt_parse_size("4gb", 1, LONG_MAX, &v) == OPT_TRAILING);
+	CHECK(opt_parse_size("8589934592g", 1, LONG_MAX, &v) == OPT_TOO_LARGE);
 	CHECK(opt_parse_size("k", 1, LONG_MAX, &v) == OPT_NOT_A_NUMBER);
 	CHECK(opt_parse_size("0k", 1, LONG_MAX, &v) == OPT_TOO_SMALL);
 	CHECK(opt_parse_size("2048m", 1, 1L << 30, &v) == OPT_TOO_LARGE);
