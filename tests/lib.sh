@@ -70,13 +70,18 @@ check_stream_matches_independent_encoding() {
 	stream_matches_encoding 2 "$T/f" "$@"
 }
 
+# uring_refused MODE: this kernel refuses MODE (an io_uring one), and why, on stdout.
+uring_refused() {
+	local err
+	case "$1" in uring*) ;; *) return 1 ;; esac
+	err=$("$ROOT/zcc" -m "$1" -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1) || true
+	case "$err" in *"-m $1: "*) echo "$err" ;; *) return 1 ;; esac
+}
+
 # uring_or_skip MODE: skip when this kernel refuses io_uring, saying why.
 uring_or_skip() {
-	local rc=0 err
-	case "$1" in uring*) ;; *) return 0 ;; esac
-	err=$("$ROOT/zcc" -m "$1" -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1) || rc=$?
-	case "$err" in *"-m $1: "*) skip "$err" ;; esac
-	return 0
+	local why
+	! why=$(uring_refused "$1") || skip "$why"
 }
 
 # stream_bytes LOOPS FILE...: how many bytes that stream has.
