@@ -111,9 +111,12 @@ struct reading {
 	int periods;
 };
 
-/* -J: a sample as one JSON object on a line: the load, the kernel's view, each CPU's free share. */
+/*
+ * -J: a sample as one JSON object on a line: the load, the kernel's view, the
+ * load's two parts (see soak_figures) and each CPU's free share.
+ */
 static void print_sample_json(const struct reading *r, const struct soak_sample *a,
-			      const struct soak_sample *b, double load, double kernel,
+			      const struct soak_sample *b, const struct soak_figures *f,
 			      const char *below)
 {
 	const struct soak *m = r->meter;
@@ -124,8 +127,10 @@ static void print_sample_json(const struct reading *r, const struct soak_sample 
 	json_host(&j);
 	json_int(&j, "cpus", m->n_cpus);
 	json_double(&j, "seconds", timing_secs(b->ns - a->ns), 6);
-	json_double(&j, "load_pct", load * 100, 1);
-	json_double(&j, "kernel_pct", kernel * 100, 1);
+	json_double(&j, "load_pct", f->load * 100, 1);
+	json_double(&j, "kernel_pct", f->kernel * 100, 1);
+	json_double(&j, "time_lost_pct", f->time_lost * 100, 1);
+	json_double(&j, "slowdown_pct", f->slowdown * 100, 1);
 	json_string(&j, "below_zero", below);
 	json_array(&j, "free_pct");
 	for (int i = 0; i < m->n_cpus; i++) {
@@ -146,16 +151,21 @@ static int print_load(void *arg, const struct soak_sample *a, const struct soak_
 {
 	struct reading *r = arg;
 	const struct soak *m = r->meter;
-	double rate = soak_rate(a, b, m->n_cpus), load = soak_load(rate, r->calibration.per_sec);
-	double kernel = soak_kernel_load(a, b, m->n_cpus);
+	const struct soak_reference ref = { .calibration = r->calibration };
+	struct soak_figures f;
+	double load, kernel;
 	char why[160];
-	const char *below = soak_below_zero(load, &r->calibration, why, sizeof(why));
+	const char *below;
 
+	soak_figures(&ref, a, b, m->n_cpus, 0, &f);
+	load = f.load;
+	kernel = f.kernel;
+	below = soak_below_zero(load, &r->calibration, why, sizeof(why));
 	/* -1: the first period is a warm-up. */
 	if (r->s->one_shot && r->periods++ == 0)
 		return 0;
 	if (r->s->json) {
-		print_sample_json(r, a, b, load, kernel, below);
+		print_sample_json(r, a, b, &f, below);
 		return r->s->one_shot;
 	}
 	if (r->s->one_shot) {

@@ -169,6 +169,11 @@ void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_f
 	if (m->debug > 1)
 		debug_per_cpu(m, "transfer", a, b);
 	soak_figures(&m->ref, a, b, m->soak.n_cpus, bytes, f);
+	if (m->debug)
+		fprintf(stderr, "%s: the load, %.1f%%: the soakers lost %.1f%% of their CPUs' time, "
+				"and %.1f%% more to a slowdown while they held them\n",
+			program_invocation_short_name, f->load * 100, f->time_lost * 100,
+			f->slowdown * 100);
 	below = soak_below_zero(f->load, &m->ref.calibration, why, sizeof(why));
 	if (below)
 		snprintf(m->note, sizeof(m->note), "the load measured, %.1f%%, is %s", f->load * 100,
@@ -193,6 +198,8 @@ void meter_json(struct json *j, const struct meter *m, const struct soak_figures
 	json_double(j, "load_pct", f->load * 100, 1);
 	json_double(j, "demand_us_per_kb", f->demand_us_per_kb, 3);
 	json_double(j, "kernel_pct", f->kernel * 100, 1);
+	json_double(j, "time_lost_pct", f->time_lost * 100, 1);
+	json_double(j, "slowdown_pct", f->slowdown * 100, 1);
 	json_string(j, "note", m->note[0] ? m->note : NULL);
 	if (shared >= 0)
 		json_bool(j, "shared", shared);

@@ -49,8 +49,8 @@ int meter_mark(struct meter *m, enum meter_moment when);
 
 /*
  * The figures of a transfer of `bytes` whose peer closed (confirmed) or not,
- * and m->note when the load is below 0. With debug > 1, each soaker's share
- * of the window on stderr.
+ * and m->note when the load is below 0. With debug, the load's two parts on
+ * stderr; with debug > 1, each soaker's share of the window too.
  */
 void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_figures *f);
 
@@ -59,7 +59,8 @@ void meter_print(FILE *out, const struct soak_figures *f);
 
 /*
  * The figures as -J's "meter" object: cpus, tare_ms, seconds, load_pct,
- * demand_us_per_kb, kernel_pct and note; and shared, unless it is below 0.
+ * demand_us_per_kb, kernel_pct, time_lost_pct, slowdown_pct and note; and
+ * shared, unless it is below 0.
  */
 void meter_json(struct json *j, const struct meter *m, const struct soak_figures *f, int shared);
 

@@ -509,6 +509,11 @@ double soak_cpu_share_one(const struct soak_sample *a, const struct soak_sample 
 	return (double)(b->cpu_ns[cpu_i] - a->cpu_ns[cpu_i]) / (double)(b->ns - a->ns);
 }
 
+double soak_cpu_share(const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
+{
+	return sum_cpus(soak_cpu_share_one, a, b, n_cpus) / n_cpus;
+}
+
 double soak_idle_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i)
 {
 	uint64_t cpu_ns = b->cpu_ns[cpu_i] - a->cpu_ns[cpu_i];
@@ -537,6 +542,7 @@ int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sam
 	ref->rate = soak_rate(a, b, m->n_cpus);
 	ref->idle_rate = soak_idle_rate(a, b, m->n_cpus);
 	ref->kernel = soak_kernel_load(a, b, m->n_cpus);
+	ref->cpu_share = soak_cpu_share(a, b, m->n_cpus);
 	return 0;
 }
 
@@ -546,12 +552,15 @@ void soak_figures(const struct soak_reference *ref, const struct soak_sample *a,
 	double rate = soak_rate(a, b, n_cpus);
 
 	f->kernel = soak_kernel_load(a, b, n_cpus);
+	/* The calibration counted steps per second of the soakers' own CPU time: all of it. */
+	f->time_lost = (ref->tared ? ref->cpu_share : 1.0) - soak_cpu_share(a, b, n_cpus);
 	if (ref->tared) {
 		f->load = (ref->rate - rate) / ref->idle_rate;
 		f->kernel -= ref->kernel;
 	} else {
 		f->load = soak_load(rate, ref->calibration.per_sec);
 	}
+	f->slowdown = f->load - f->time_lost;
 	f->ns = b->ns - a->ns;
 	f->demand_us_per_kb = bytes ? f->load * n_cpus * (f->ns / 1000.0) / (bytes / 1024.0) : 0;
 }

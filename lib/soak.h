@@ -85,8 +85,9 @@ int soak_take(struct soak *m, struct soak_sample *smp);
 /* Steps a second between two samples: all CPUs, or one (index cpu_i). */
 double soak_rate(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
 double soak_rate_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
-/* The share of wall time soaker cpu_i was given by the scheduler. */
+/* The share of wall time soaker cpu_i was given by the scheduler; all soakers' mean. */
 double soak_cpu_share_one(const struct soak_sample *a, const struct soak_sample *b, int cpu_i);
+double soak_cpu_share(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
 /*
  * Steps a second every soaker would make if it had all of its CPU: each one's
  * steps per second of its own CPU time, summed. Time the scheduler gave to
@@ -106,6 +107,7 @@ struct soak_reference {
 	double rate;		/* the tare's: the soakers' rate */
 	double idle_rate;	/* and the rate they would have had with all their CPUs */
 	double kernel;		/* /proc/stat's busy share in the tare */
+	double cpu_share;	/* the soakers' mean share of their CPUs in the tare */
 };
 
 /*
@@ -115,10 +117,19 @@ struct soak_reference {
 int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sample *b,
 	      struct soak_reference *ref);
 
-/* What a window of the meter says of a transfer. */
+/*
+ * What a window of the meter says of a transfer. The load is in two parts:
+ * the CPU time the soakers lost (the time the scheduler gave to others,
+ * which the kernel's view counts too), and their slowdown, the work they
+ * lost while they held their CPUs (interrupts and softirqs run on top of
+ * them and charged to them, their caches filled by others, a hypervisor's
+ * time), which no tick of /proc/stat sees.
+ */
 struct soak_figures {
 	double load;		/* the share of the soaked CPUs the transfer took */
 	double kernel;		/* the same, by /proc/stat; NAN if unknown */
+	double time_lost;	/* the soakers' share of CPU time lost, against the reference's */
+	double slowdown;	/* load - time_lost */
 	double demand_us_per_kb;	/* CPU microseconds per KiB sent: load x CPUs x time */
 	uint64_t ns;		/* the window's length */
 };

@@ -340,6 +340,28 @@ test_known_load_is_measured_and_not_starved() {
 		fail "the load was starved: $(cat "$T/loadgen")"
 }
 
+# A known load that spins, waking 100 times a second, is CPU time the
+# soakers lost (the time_lost part of the load, near what was injected), not
+# a slowdown of theirs: it leaves their caches alone.
+test_a_spinning_load_is_time_lost_not_a_slowdown() {
+	local n
+	command -v python3 >/dev/null || skip "python3 is not installed (apt-get install python3)"
+	n=$(allowed_cpus)
+	calibrate_here -N "$n"
+	(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1000 >"$T/before")
+	setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 5 >"$T/loadgen" &
+	started $!
+	sleep 0.5
+	(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1500 >"$T/during")
+	python3 - "$T/before" "$T/during" "$(awk -v n="$n" 'BEGIN { print 50 / n }')" <<'PY' || fail "$(cat "$T/before" "$T/during")"
+import json, sys
+b, d, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), float(sys.argv[3])
+lost = d["time_lost_pct"] - b["time_lost_pct"]
+slow = d["slowdown_pct"] - b["slowdown_pct"]
+sys.exit(not (abs(lost - want) < 8 and abs(slow) < 6))
+PY
+}
+
 # The meter and the kernel's count of the same period agree: near 0 on an
 # idle machine, and on the load of a busy one.
 test_the_meter_agrees_with_the_kernel_on_the_system_as_it_is() {

@@ -54,10 +54,13 @@ test_zcc_J_with_c_has_the_meters_figures() {
 	start_zcs
 	(cd "$T" && "$ROOT/zcc" -J -c -T 200 -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out")
 	expect_eq "$(jq_py "$T/out" 'sorted(objs[0]["meter"])')" \
-		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'tare_ms']"
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["meter"]["cpus"], objs[0]["meter"]["tare_ms"]')" "($(allowed_cpus), 200)"
 	jq_py "$T/out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and objs[0]["meter"]["demand_us_per_kb"] is not None' |
 		grep -qx True || fail "meter figures: $(cat "$T/out")"
+	# The load's two parts add up to it (each rounded to 0.1).
+	jq_py "$T/out" 'abs(objs[0]["meter"]["time_lost_pct"] + objs[0]["meter"]["slowdown_pct"] - objs[0]["meter"]["load_pct"]) <= 0.15' |
+		grep -qx True || fail "time lost and slowdown do not add up to the load: $(cat "$T/out")"
 }
 
 # zcs -c -J: the meter's object, as zcc's, and whether the window was shared.
@@ -69,7 +72,7 @@ test_zcs_J_with_c_has_the_meters_figures_per_connection() {
 	"$ROOT/zcc" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >/dev/null || fail "zcc failed"
 	wait_summaries 1
 	expect_eq "$(jq_py "$T/zcs.out" 'sorted(objs[0]["meter"])')" \
-		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'shared', 'tare_ms']"
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'shared', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
 	expect_eq "$(jq_py "$T/zcs.out" 'objs[0]["meter"]["cpus"], 250 <= objs[0]["meter"]["tare_ms"] <= 450, objs[0]["meter"]["shared"]')" \
 		"($(allowed_cpus), True, False)"
 	jq_py "$T/zcs.out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and abs(objs[0]["meter"]["seconds"] - objs[0]["result"]["seconds"]) < 0.05' |
@@ -102,6 +105,8 @@ test_cyclesoak_J_prints_an_object_per_sample() {
 	expect_eq "$(jq_py "$T/out" 'set(o["program"] for o in objs), set(o["cpus"] for o in objs), set(len(o["free_pct"]) for o in objs)')" \
 		"({'cyclesoak'}, {$(allowed_cpus)}, {$(allowed_cpus)})"
 	expect_eq "$(jq_py "$T/out" 'all(0.15 < o["seconds"] < 0.5 and -50 < o["load_pct"] <= 100 for o in objs)')" True
+	expect_eq "$(jq_py "$T/out" 'all(abs(o["time_lost_pct"] + o["slowdown_pct"] - o["load_pct"]) <= 0.15 for o in objs)')" True \
+		"the load's two parts: $(cat "$T/out")"
 	(cd "$T" && "$ROOT/cyclesoak" -J -1 >"$T/one" 2>"$T/err") || fail "cyclesoak -J -1: $(cat "$T/err")"
 	expect_eq "$(jq_py "$T/one" 'len(objs), objs[0]["cpus"], 0.9 < objs[0]["seconds"] < 1.5')" \
 		"(1, $(allowed_cpus), True)" "one sample with -1"

@@ -124,6 +124,7 @@ static void a_tare_in_which_a_soaker_had_no_cpu_is_refused(void)
 	s2[1] = 1;
 	CHECK(soak_tare(&m, &a, &b, &ref) == 0);
 	CHECK(ref.tared && ref.rate == 2500 + 5 && ref.idle_rate == 2000 + 1e9);
+	CHECK(fabs(ref.cpu_share - (1.25 + 5e-9) / 2) < 1e-12);
 }
 
 /* A window's figures: against the tare, or against the calibration alone. */
@@ -135,7 +136,7 @@ static void figures_are_the_load_added_and_its_cpu_time_per_kib(void)
 	struct soak_sample b = { .ns = 2 * NSEC_PER_SEC, .steps = s2, .cpu_ns = c2,
 				 .stat_busy_ns = 3 * NSEC_PER_SEC / 2, .stat_all_ns = 2 * NSEC_PER_SEC + 1 };
 	struct soak_reference tared = { .calibration = { .per_sec = 1000 }, .tared = 1,
-					.rate = 400, .idle_rate = 500, .kernel = 0.1 };
+					.rate = 400, .idle_rate = 500, .kernel = 0.1, .cpu_share = 0.6 };
 	struct soak_reference file = { .calibration = { .per_sec = 1000 } };
 	struct soak_figures f;
 
@@ -147,10 +148,14 @@ static void figures_are_the_load_added_and_its_cpu_time_per_kib(void)
 	CHECK_EQ_U64(f.ns, 2 * NSEC_PER_SEC);
 	/* 0.2 of a CPU for 2 s is 400000 us, over 1000 KiB. */
 	CHECK(fabs(f.demand_us_per_kb - 400) < 1e-6);
+	/* The soaker had half of the CPU, against 60% in the tare; the rest is its slowdown. */
+	CHECK(fabs(f.time_lost - 0.1) < 1e-9 && fabs(f.slowdown - 0.1) < 1e-9);
 	soak_figures(&file, &a, &b, 1, 0, &f);
 	CHECK(fabs(f.load - 0.7) < 1e-9);
 	CHECK(fabs(f.kernel - 0.25) < 1e-9);
 	CHECK(f.demand_us_per_kb == 0);
+	/* Against the calibration, which had all of the CPU. */
+	CHECK(fabs(f.time_lost - 0.5) < 1e-9 && fabs(f.slowdown - 0.2) < 1e-9);
 }
 
 static void asking_for_more_cpus_than_allowed_is_refused(void)
