@@ -81,9 +81,11 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 			corpus-$$t $(CURDIR)/tests/fuzz-corpus/$$t) || exit 1; \
 	done
 
-# The results table on loopback; BENCH_ARGS passes options to scripts/zc-matrix.
+# The results tables on loopback, at full speed and then every method at one
+# rate; BENCH_ARGS passes options to scripts/zc-matrix (--rate none: full
+# speed only).
 bench: $(PROGS)
-	@bash scripts/zc-matrix $(BENCH_ARGS)
+	@bash scripts/zc-matrix --rate auto $(BENCH_ARGS)
 
 install: $(PROGS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)

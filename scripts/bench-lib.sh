@@ -35,14 +35,20 @@ bench_cleanup() {
 # zcc's send modes, as its table (tx/) lists them; t_man.sh checks that they are.
 BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc
 
-# bench_unconverged RUNS_CSV WIDTH: a line for each cell of a zc-matrix runs
-# CSV whose service demand's interval is wider than WIDTH% of its median;
-# nothing when every cell has converged. Columns are read by name.
+# bench_unconverged RUNS_CSV WIDTH [RATE]: a line for each cell of a
+# zc-matrix runs CSV whose service demand's interval is wider than WIDTH% of
+# its median; nothing when every cell has converged. With RATE, only the
+# cells paced at it (bytes a second; empty: at full speed). Columns are read
+# by name.
 bench_unconverged() {
-	awk -F, -v width="$2" "$(cat "$(dirname "${BASH_SOURCE[0]}")/stats.awk")"'
+	awk -F, -v width="$2" -v filter=$(($# >= 3)) -v rate="${3:-}" "$(cat "$(dirname "${BASH_SOURCE[0]}")/stats.awk")"'
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{
-		key = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((("offload" in c) && $c["offload"] != "") ? " " $c["offload"] : "")
+		paced = ("rate_bytes_per_sec" in c) ? $c["rate_bytes_per_sec"] : ""
+		if (filter && paced != rate)
+			next
+		key = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((("offload" in c) && $c["offload"] != "") ? " " $c["offload"] : "") \
+			(paced == "" ? "" : " paced at " paced)
 		d[key] = d[key] " " $c["demand_us_per_kb"]
 	}
 	END {
@@ -84,6 +90,16 @@ encode_stream() {
 			cat "$f"
 		done
 	done
+}
+
+# bench_bytes SIZE: SIZE, a whole number with zcc's optional suffix (k, m,
+# g: x1024), in bytes; fails for anything else, or for more than 2^62.
+bench_bytes() {
+	local n=${1%[kKmMgG]} mult=1
+	case "$1" in *[kK]) mult=1024 ;; *[mM]) mult=1048576 ;; *[gG]) mult=1073741824 ;; esac
+	case "$n" in '' | *[!0-9]*) return 1 ;; esac
+	[ ${#n} -le 18 ] && [ $((10#$n)) -le $(((1 << 62) / mult)) ] || return 1
+	echo $((10#$n * mult))
 }
 
 # bench_die MESSAGE: the script's name, the message, exit 1.

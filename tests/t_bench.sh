@@ -8,9 +8,18 @@ NUM='-?[0-9]+\.[0-9]+'
 # "median [lo, hi]", the form of every figure in the table.
 FIG="$NUM \\[$NUM, $NUM\\]"
 PCT="[-+][0-9]+\\.[0-9]% \\[[-+][0-9]+\\.[0-9]%, [-+][0-9]+\\.[0-9]%\\]"
+# The gap, in points: the meter's load less the kernel's view.
+GAP='[-+][0-9]+\.[0-9]'
 MODES='sendfile|send|write|splice|zerocopy|uring|uring-zc'
-ROW="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zerocopy) +\\| +$FIG +$FIG +$FIG +$NUM \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) \\| (-|$NUM  $FIG)\$"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload
+# A table row: the cell, MB/s, then the rest; a paced section's rows have
+# the share of the rate reached between the two.
+ROW_CELL="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zerocopy) +\\| +$FIG +"
+ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) \\| (-|$NUM  $FIG)\$"
+ROW="$ROW_CELL$ROW_REST"
+PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct
+# The cells CSV's figures: the runs CSV's, and the gap the report derives.
+CELL_FIGS="$(echo "$RUNS_HEADER" | cut -d, -f6-26,29-32 | tr ',' ' ') meter_gap_pts"
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
@@ -18,28 +27,30 @@ matrix() {
 		fail "zc-matrix failed: $(cat "$T/err")"
 }
 
-# check_csvs CELLS ROUNDS INTERVAL: a row per cell and round in the runs CSV,
-# a row per cell in the cells CSV, each figure's median inside its interval.
+# check_csvs CELLS ROUNDS INTERVAL [RATE]: a row per cell and round in the
+# runs CSV, a row per cell in the cells CSV, each figure's median inside its
+# interval; every cell at full speed, or paced at RATE (bytes a second).
 check_csvs() {
-	local cells=$1 rounds=$2 interval=$3 hdr=mode,bufsize,placement,recv,rounds,interval f
+	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
-	# Throughputs and demands are positive; loads are percentages.
+	# Throughputs and demands are positive; loads are percentages; zcc's own
+	# CPU time can round to 0.00 s in a paced run.
 	# The sender's link moved packets both ways, and softirqs or interrupts.
-	awk -F, 'NR > 1 && !($6 > 0 && $8 > 0 && $9 > 0 && $10 >= 0 && $11 > 0 && $13 > 0 && $7 > 0 && $7 <= 100 && $12 > -5 && $12 <= 100 && $18 > 0 && $19 > 0 && $20 > 0) { bad = 1 }
+	awk -F, -v paced="$rate" 'NR > 1 && !($6 > 0 && $8 > 0 && ($9 > 0 || paced && $9 == 0) && $10 >= 0 && $11 > 0 && $13 > 0 && $7 > 0 && $7 <= 100 && $12 > -5 && $12 <= 100 && $18 > 0 && $19 > 0 && $20 > 0) { bad = 1 }
 		END { exit bad }' "$T/out/zc-matrix-runs.csv" || fail "implausible figures: $(cat "$T/out/zc-matrix-runs.csv")"
-	for f in $(echo "$RUNS_HEADER" | cut -d, -f6-26 | tr ',' ' '); do
+	for f in $CELL_FIGS; do
 		hdr="$hdr,$f,${f}_lo,${f}_hi"
 	done
 	expect_eq "$(head -n 1 "$T/out/zc-matrix.csv")" "$hdr"
 	expect_eq "$(sed 1d "$T/out/zc-matrix.csv" | wc -l)" "$cells" "cells CSV rows"
-	awk -F, -v r="$rounds" -v i="$interval" 'NR > 1 {
-		if ($5 != r || $6 != i) bad = 1
-		for (c = 7; c <= 40; c += 3) if (!($(c + 1) <= $c && $c <= $(c + 2))) bad = 1
+	awk -F, -v r="$rounds" -v i="$interval" -v rate="$rate" 'NR > 1 {
+		if ($5 != rate || $6 != r || $7 != i) bad = 1
+		for (c = 8; c <= NF; c += 3) if ($c != "" && !($(c + 1) <= $c && $c <= $(c + 2))) bad = 1
 	} END { exit bad }' "$T/out/zc-matrix.csv" || fail "cells CSV: $(cat "$T/out/zc-matrix.csv")"
 }
 
@@ -66,7 +77,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
 	expect_eq "$(grep -E "$ROW" "$T/table" | awk '{ print $1 "/" $2 }' | tr '\n' ' ')" "sendfile/- send/4096 send/65536 " "rows in order"
-	grep -q '^mode  *buf placement recv  *| MB/s  *load%  *us/KB (zcc -c)  *kernel% | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied *| mapped *|  *ints\/s  *rx pps  *tx pps | receiver (zcs -c): load%  us\/KB$' "$T/table" ||
+	grep -q '^mode  *buf placement recv  *| MB/s  *load%  *us/KB (zcc -c)  *kernel%  *gap | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied *| mapped *|  *ints\/s  *rx pps  *tx pps | receiver (zcs -c): load%  us\/KB$' "$T/table" ||
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
@@ -107,7 +118,7 @@ test_width_adds_rounds_and_names_what_did_not_converge() {
 	matrix --modes sendfile --placements none --rounds 2 --width 0 --max-rounds 3 --loops 5
 	# Two rounds can agree to the last printed digit: then the cell converged at 0%.
 	if grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table"; then
-		awk -F, 'NR > 1 && $29 != $30 { bad = 1 } END { exit bad }' "$T/out/zc-matrix.csv" ||
+		awk -F, 'NR > 1 && $30 != $31 { bad = 1 } END { exit bad }' "$T/out/zc-matrix.csv" ||
 			fail "stopped at 2 rounds with a demand interval wider than 0: $(cat "$T/out/zc-matrix.csv")"
 	else
 		grep -qx '# 3 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" ||
@@ -157,7 +168,7 @@ test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 		fail "zcs -m zerocopy mapped less than 90% of zcc -m zerocopy -M 4108: $(grep -E '^zerocopy ' "$T/table")"
 	expect_eq "$(awk -F, '$2 == "zerocopy" { print $5, $16, ($17 >= 90) }' "$T/out/zc-matrix-runs.csv" | sort | tr '\n' '|')" \
 		"trunc 100.0 0|zerocopy 100.0 1|" "copied_pct and mapped_pct in the runs CSV"
-	expect_eq "$(awk -F, '$1 == "splice" { print $4 "[" $37 "][" $40 "]" }' "$T/out/zc-matrix.csv" | tr '\n' '|')" \
+	expect_eq "$(awk -F, '$1 == "splice" { print $4 "[" $38 "][" $41 "]" }' "$T/out/zc-matrix.csv" | tr '\n' '|')" \
 		"trunc[][]|zerocopy[][0.0]|" "copied_pct and mapped_pct of splice in the cells CSV"
 	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -m trunc$" "$T/table" || fail "no zcs -m trunc"
 	grep -q "^# .*/zcc -J -m zerocopy -b 65536 -M 4108 -s 127.0.0.1 " "$T/table" || fail "no zcc -M 4108"
@@ -293,9 +304,10 @@ test_matrix_table_2001_prints_the_2001_layout() {
 	matrix --netns --table 2001 --placements none --rounds 1 --loops 2
 	grep -q '^# .*/zcc -J -c -T 300 -m send -b 65536 -s 10.250.0.2 -p [0-9]* -n 2 <60 files>$' "$T/table" ||
 		fail "not send at 64 KiB: $(cat "$T/table")"
-	grep -q '^  *CPU  *affine  *ints/s  *rx pps  *tx pps  *MB/s  *us/KB$' "$T/table" || fail "no heading: $(cat "$T/table")"
+	grep -q '^  *CPU  *kernel  *gap  *affine  *kernel  *gap  *ints/s  *rx pps  *tx pps  *MB/s  *us/KB$' "$T/table" ||
+		fail "no heading: $(cat "$T/table")"
 	command -v ethtool >/dev/null && rows=6
-	expect_eq "$(grep -c -E "^  (sendfile\(\)|send\(\)|receiving)[^:]*: +$fig +- +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{3}\$" "$T/table")" "$rows" \
+	expect_eq "$(grep -c -E "^  (sendfile\(\)|send\(\)|receiving)[^:]*: +$fig +-?$fig +$GAP +- +- +- +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{3}\$" "$T/table")" "$rows" \
 		"rows: $(cat "$T/table")"
 	if [ "$rows" = 6 ]; then
 		grep -q -E "^  sendfile\(\), no xsum/SG: +$fig " "$T/table" || fail "no sendfile without offloads"
@@ -328,7 +340,8 @@ test_matrix_offload_switches_records_and_restores() {
 		fail "zc-matrix failed: $(cat "$T/err")"
 	grep -q "^# offload: on and off on $IF_A (ethtool -K $IF_A sg STATE tx STATE; it was: tx on sg on)\$" "$T/table" ||
 		fail "no offload line: $(cat "$T/table")"
-	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | awk -F, '{ print $2 "=" $NF }' | sort | tr '\n' ' ')" \
+	expect_eq "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $2 "=" $c["offload"] }' \
+		"$T/out/zc-matrix-runs.csv" | sort | tr '\n' ' ')" \
 		"send=sg:off/tx:off send=sg:on/tx:on sendfile=sg:off/tx:off sendfile=sg:on/tx:on " "each cell's state read back"
 	for st in sg-off-tx-off sg-on-tx-on; do
 		expect_eq "$(sed 1d "$T/out/offload-$st/zc-matrix-runs.csv" | wc -l)" 2 "runs in $st"
@@ -440,6 +453,93 @@ test_observer_effect_prints_a_row_per_configuration() {
 }
 
 # bad_option MESSAGE ARGS...: zc-matrix exits 1 with that one line.
+# --rate R: every run paced at R, the rate and what each run reached in the
+# runs CSV, a paced section with its "reached" column, and a verdict that
+# says the rate first and ranks by demand with the load beside it.
+test_matrix_rate_paces_every_cell_and_says_the_rate() {
+	local block
+	matrix --modes sendfile,send --placements none --rounds 2 --loops 40 --rate 64m --rate-secs 0.6 --seed 3
+	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -n 2, about 0.6 s a run' "$T/table" ||
+		fail "no line of the pace: $(cat "$T/table")"
+	expect_eq "$(grep -c '^# .*/zcc -J .* -R 64m -s 127.0.0.1 -p [0-9]* -n 2 <60 files>$' "$T/table")" 8 "paced zcc lines"
+	expect_eq "$(grep -c '^# .*/zcc -J ' "$T/table")" 8 "zcc lines"
+	check_csvs 2 2 min-max 67108864
+	awk -F, 'NR > 1 && !($29 > 50 && $29 < 105 && $30 > 50 && $30 < 105) { bad = 1 } END { exit bad }' \
+		"$T/out/zc-matrix-runs.csv" || fail "implausible shares of the rate: $(cat "$T/out/zc-matrix-runs.csv")"
+	grep -qx '# paced at one rate, zcc -R 64m (67.1 MB/s): every cell does the same work' "$T/table" ||
+		fail "no paced heading: $(cat "$T/table")"
+	! grep -q '^# at full speed' "$T/table" || fail "a full-speed heading with no full-speed cells"
+	grep -q '^mode  *buf placement recv  *| MB/s  *reached load%  *us/KB (zcc -c)  *kernel%  *gap |' "$T/table" ||
+		fail "no paced header: $(cat "$T/table")"
+	expect_eq "$(grep -c -E "$PACED_ROW" "$T/table")" 2 "paced rows: $(cat "$T/table")"
+	grep -qx 'Verdict at one rate, zcc -R 64m (67.1 MB/s): the transmit methods by service demand (zcc -c, us/KB)' "$T/table" ||
+		fail "the verdict does not say the rate first: $(cat "$T/table")"
+	block=$(sed -n '/^  placement none, zcs -m read:$/,/^#/p' "$T/table" | grep '^    ')
+	expect_eq "$(echo "$block" | wc -l)" 2 "methods in the verdict: $block"
+	echo "$block" | grep -v -E ' [0-9]+\.[0-9]{3} us/KB  load +[0-9]+\.[0-9]%  (cheapest|[-+][0-9.]+% \[[-+][0-9.]+, [-+][0-9.]+\].*)$| missed the rate: reached [0-9]+% without the meter, [0-9]+% with it; not ranked$' &&
+		fail "verdict lines: $block"
+	return 0
+}
+
+# --rate auto: every cell at full speed, then a rate of 25% of the slowest
+# cell's median there, in whole MiB a second, then every cell at it; the
+# report has both sections, full speed first.
+test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
+	local want
+	matrix --modes sendfile,send --placements none --rounds 1 --loops 5 --rate auto --rate-secs 0.3
+	want=$(awk -F, 'NR > 1 && $28 == "" && (min == "" || $6 < min) { min = $6 }
+		END { printf "%d", min * 1e6 * 25 / 100 / 1048576 }' "$T/out/zc-matrix-runs.csv")
+	grep -q -E "^# --rate auto: 25% of the slowest cell's median at full speed, (sendfile|send -b 1048576) \(none, zcs -m read\) at [0-9]+\.[0-9] MB/s: zcc -R ${want}m \([0-9]+\.[0-9] MB/s\)\$" "$T/table" ||
+		fail "no auto line for ${want}m: $(cat "$T/table")"
+	expect_eq "$(awk -F, 'NR > 1 { print $28 == "" ? "full" : $28 }' "$T/out/zc-matrix-runs.csv" | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' '|')" \
+		"2 $((want * 1048576))|2 full|" "the runs of each phase"
+	expect_eq "$(grep -E '^(# at full speed|# paced at one rate|Verdict)' "$T/table" | cut -c1-22 | tr '\n' '|')" \
+		"# at full speed: each |Verdict: the transmit |# paced at one rate, z|Verdict at one rate, z|" "the sections in order"
+	expect_eq "$(grep -c -E "$ROW" "$T/table"):$(grep -c -E "$PACED_ROW" "$T/table")" "2:2" "rows: $(cat "$T/table")"
+}
+
+# csv_row ROUND MODE RATE DEMAND LOAD KERNEL REACHED REACHED_METERED: a runs
+# CSV row, separate CPUs, zcs reading, -b 1048576, the other figures fixed.
+csv_row() {
+	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0"
+}
+
+# The report, of runs made up for it: a section per rate; at one rate the
+# gap, the share of the rate reached, the load beside the demand, and a
+# method that missed the rate named instead of ranked, however cheap.
+test_report_at_one_rate_sets_aside_a_method_that_missed_it() {
+	{
+		echo "$RUNS_HEADER"
+		csv_row 1 send "" 0.800 60.0 58.0 "" ""
+		csv_row 2 send "" 0.810 61.0 58.0 "" ""
+		csv_row 1 write "" 0.900 62.0 60.0 "" ""
+		csv_row 2 write "" 0.910 63.0 60.0 "" ""
+		csv_row 1 send 104857600 1.000 20.0 15.0 99.0 98.4
+		csv_row 2 send 104857600 1.010 20.2 15.2 99.2 98.2
+		csv_row 1 write 104857600 1.100 22.0 16.0 98.0 97.0
+		csv_row 2 write 104857600 1.111 22.2 16.2 98.2 97.2
+		csv_row 1 zerocopy 104857600 0.500 10.0 9.0 80.2 79.0
+		csv_row 2 zerocopy 104857600 0.510 10.2 9.2 80.0 79.2
+	} >"$T/runs.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(grep -E '^(# at full speed|# paced at one rate|Verdict)' "$T/report" | tr '\n' '|')" \
+		"# at full speed: each cell as fast as it goes|Verdict: the transmit methods by service demand (zcc -c, us/KB), cheapest first;|# paced at one rate, zcc -R 100m (104.9 MB/s): every cell does the same work|Verdict at one rate, zcc -R 100m (104.9 MB/s): the transmit methods by service demand (zcc -c, us/KB)|"
+	expect_eq "$(grep -E '^(send|write|zerocopy) ' "$T/report" | awk -F'|' '{ print $2 }' | awk '{ print $(NF - 1), $NF }' | tr '\n' '|')" \
+		"58.0 +2.5|60.0 +2.5|15.1 +5.0|16.1 +6.0|9.1 +1.0|" "kernel% and gap"
+	expect_eq "$(grep -E '^(send|write|zerocopy) ' "$T/report" | tail -n 3 | awk '{ print $1, $9 }' | tr '\n' '|')" \
+		"send 98%|write 97%|zerocopy 79%|" "the share reached, with the meter"
+	expect_eq "$(sed -n '/^Verdict at one rate/,$p' "$T/report" | grep '^    ')" \
+		"    send -b 1048576        1.005 us/KB  load  20.1%  cheapest
+    write -b 1048576       1.105 us/KB  load  22.1%  +10.0% [+10.0, +10.0]
+    zerocopy -b 1048576    missed the rate: reached 80% without the meter, 79% with it; not ranked"
+	expect_eq "$(sed -n '/^Verdict: /,/^#/p' "$T/report" | grep '^    ')" \
+		"    send -b 1048576        0.805 us/KB  cheapest
+    write -b 1048576       0.905 us/KB  +12.4% [+12.3, +12.5]"
+	expect_eq "$(cut -d, -f1,5 "$T/out/zc-matrix.csv" | tr '\n' '|')" \
+		"mode,rate_bytes_per_sec|send,|write,|send,104857600|write,104857600|zerocopy,104857600|" "the cells CSV's rates"
+}
+
 bad_option() {
 	local want=$1 rc=0
 	shift
@@ -461,6 +561,14 @@ test_matrix_rejects_bad_options() {
 	bad_option "--max-rounds must be at least --rounds" --rounds 6 --width 5 --max-rounds 3
 	bad_option "--bufsizes '64k': not a number" --bufsizes 64k
 	bad_option "--placements: unknown placement 'far'" --placements far
+	bad_option "--rate 'fast': not none, auto, or a rate in bytes a second (k, m, g: x1024)" --rate fast
+	bad_option "--rate '64mb': not none, auto, or a rate in bytes a second (k, m, g: x1024)" --rate 64mb
+	bad_option "--rate '99999999999999999999': not none, auto, or a rate in bytes a second (k, m, g: x1024)" \
+		--rate 99999999999999999999
+	bad_option "--rate '512': zcc -R takes 1k (1024 bytes a second) or more" --rate 512
+	bad_option "--rate-secs '0': not a number of seconds above 0" --rate-secs 0
+	bad_option "--rate-secs '1s': not a number of seconds above 0" --rate-secs 1s
+	bad_option "--rate needs a value" --rate
 	bash "$ROOT/scripts/zc-matrix" --frobnicate >/dev/null 2>"$T/err" || rc=$?
 	expect_eq "$rc" 2
 	grep -q '^usage: scripts/zc-matrix' "$T/err" || fail "no usage"
