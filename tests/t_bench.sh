@@ -481,15 +481,15 @@ test_matrix_rate_paces_every_cell_and_says_the_rate() {
 	return 0
 }
 
-# --rate auto: every cell at full speed, then a rate of 25% of the slowest
+# --rate auto: every cell at full speed, then a rate of 20% of the slowest
 # cell's median there, in whole MiB a second, then every cell at it; the
 # report has both sections, full speed first.
 test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 	local want
 	matrix --modes sendfile,send --placements none --rounds 1 --loops 5 --rate auto --rate-secs 0.3
 	want=$(awk -F, 'NR > 1 && $28 == "" && (min == "" || $6 < min) { min = $6 }
-		END { printf "%d", min * 1e6 * 25 / 100 / 1048576 }' "$T/out/zc-matrix-runs.csv")
-	grep -q -E "^# --rate auto: 25% of the slowest cell's median at full speed, (sendfile|send -b 1048576) \(none, zcs -m read\) at [0-9]+\.[0-9] MB/s: zcc -R ${want}m \([0-9]+\.[0-9] MB/s\)\$" "$T/table" ||
+		END { printf "%d", min * 1e6 * 20 / 100 / 1048576 }' "$T/out/zc-matrix-runs.csv")
+	grep -q -E "^# --rate auto: 20% of the slowest cell's median at full speed, (sendfile|send -b 1048576) \(none, zcs -m read\) at [0-9]+\.[0-9] MB/s: zcc -R ${want}m \([0-9]+\.[0-9] MB/s\)\$" "$T/table" ||
 		fail "no auto line for ${want}m: $(cat "$T/table")"
 	expect_eq "$(awk -F, 'NR > 1 { print $28 == "" ? "full" : $28 }' "$T/out/zc-matrix-runs.csv" | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' '|')" \
 		"2 $((want * 1048576))|2 full|" "the runs of each phase"
