@@ -50,7 +50,7 @@ for load in 0 25 50 100; do
 	read -r measured kernel < <(cd "$work" && "$root/cyclesoak" -1 -k -p "$period" 2>/dev/null)
 	timeout $((2 * period + 10)) tail --pid="$loadgen_pid" -f /dev/null
 	loadgen_pid=
-	got=$(sed 's/.*(\(.*\)% of target)/\1/' "$work/loadgen")
+	got=$(sed 's/.*(\([0-9.]*\)% of target).*/\1/' "$work/loadgen")
 	awk -v l="$load" -v n="$ncpus" -v m="$measured" -v k="$kernel" -v g="$got" 'BEGIN {
 		inj = l * g / 100 / n
 		printf "%-9s %-10s %-10s %-8s %-9s %-11s %s\n", l "%", sprintf("%.1f%%", inj),

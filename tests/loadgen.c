@@ -1,15 +1,19 @@
 /*
  * loadgen: a known CPU load. Pinned to one CPU, it spins until it has had a
- * set fraction of every 10 ms period in CPU time, or the period is over, and
- * sleeps for the rest. At the end it says how much CPU it got: a soaker that
- * steals from it shows up as less than the target.
+ * set fraction of every period (10 ms, or -p us) in CPU time, or the period
+ * is over, and sleeps for the rest. At the end it says how much CPU it got:
+ * a soaker that steals from it shows up as less than the target. A short
+ * period makes the same load out of many wake-ups; -m makes it walk a
+ * buffer of that many KiB as it spins, writing a byte of every cache line,
+ * so that it fills the caches it shares with others.
  *
- * usage: loadgen -c cpu -f percent -t secs
- * prints: loadgen: target P% of CPU C for S s, got G% (R% of target)
+ * usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib]
+ * prints: loadgen: target P% of CPU C for S s, got G% (R% of target), W wake-ups a second
  */
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,8 +22,8 @@
 #include "../lib/opt.h"
 #include "../lib/timing.h"
 
-#define PERIOD_NS 10000000ULL
-
+#define DEFAULT_PERIOD_US 10000
+#define CACHE_LINE 64
 
 static uint64_t cpu_time_ns(void)
 {
@@ -31,12 +35,14 @@ static uint64_t cpu_time_ns(void)
 
 int main(int argc, char **argv)
 {
-	long cpu = 0, percent = -1, secs = 0;
-	uint64_t start, end, cpu_start, got_ns, busy_ns, period;
+	long cpu = 0, percent = -1, secs = 0, period_us = DEFAULT_PERIOD_US, kib = 0;
+	uint64_t start, end, cpu_start, got_ns, busy_ns, period, period_ns, wakeups = 0;
+	size_t at = 0;
+	char *buf = NULL;
 	int c;
 
-	opt_init("usage: loadgen -c cpu -f percent -t secs\n");
-	while ((c = getopt(argc, argv, ":c:f:t:")) != -1) {
+	opt_init("usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib]\n");
+	while ((c = getopt(argc, argv, ":c:f:m:p:t:")) != -1) {
 		switch (c) {
 		case 'c':
 			cpu = opt_long(c, optarg, 0, CPU_MAX_INDEX);
@@ -47,6 +53,12 @@ int main(int argc, char **argv)
 		case 't':
 			secs = opt_long(c, optarg, 1, 3600);
 			break;
+		case 'p':
+			period_us = opt_long(c, optarg, 10, 1000000);
+			break;
+		case 'm':
+			kib = opt_long(c, optarg, 1, 1L << 22);
+			break;
 		default:
 			opt_fail_getopt(c, optopt);
 		}
@@ -55,27 +67,40 @@ int main(int argc, char **argv)
 		opt_failx("-f and -t are required");
 	if (cpu_pin(cpu) < 0)
 		err(1, "pinning to CPU %ld", cpu);
+	if (kib) {
+		buf = malloc(kib * 1024);
+		if (!buf)
+			err(1, "%ld KiB", kib);
+		memset(buf, 1, kib * 1024);
+	}
 	/* Wake on time, so a late wake-up does not eat into the next busy phase. */
 	prctl(PR_SET_TIMERSLACK, 1UL);
-	busy_ns = PERIOD_NS * percent / 100;
+	period_ns = period_us * 1000ULL;
+	busy_ns = period_ns * percent / 100;
 	start = timing_now_ns();
 	end = start + secs * NSEC_PER_SEC;
 	cpu_start = cpu_time_ns();
-	for (period = start; period < end; period += PERIOD_NS) {
-		uint64_t next = period + PERIOD_NS;
+	for (period = start; period < end; period += period_ns) {
+		uint64_t next = period + period_ns;
 		struct timespec ts = { .tv_sec = next / NSEC_PER_SEC, .tv_nsec = next % NSEC_PER_SEC };
 
 		uint64_t cpu_until = cpu_time_ns() + busy_ns;
 
-		while (cpu_time_ns() < cpu_until && timing_now_ns() < next)
-			;
-		if (busy_ns < PERIOD_NS)
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		while (cpu_time_ns() < cpu_until && timing_now_ns() < next) {
+			/* A stretch of the walk between two looks at the clock. */
+			for (int i = 0; buf && i < 64; i++, at = (at + CACHE_LINE) % (kib * 1024))
+				buf[at]++;
+		}
+		if (busy_ns < period_ns && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == 0)
+			wakeups++;
 	}
 	got_ns = cpu_time_ns() - cpu_start;
 	end = timing_now_ns();
-	printf("loadgen: target %ld%% of CPU %ld for %ld s, got %.1f%% (%.1f%% of target)\n",
+	printf("loadgen: target %ld%% of CPU %ld for %ld s, got %.1f%% (%.1f%% of target), "
+	       "%.0f wake-ups a second\n",
 	       percent, cpu, secs, 100.0 * got_ns / (end - start),
-	       percent ? 100.0 * got_ns / ((end - start) * percent / 100.0) : 100.0);
+	       percent ? 100.0 * got_ns / ((end - start) * percent / 100.0) : 100.0,
+	       wakeups * 1e9 / (end - start));
+	free(buf);
 	return 0;
 }
