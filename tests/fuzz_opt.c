@@ -14,7 +14,7 @@
 
 /*
  * A value: an optional sign followed by at least one digit, then, for a
- * size, an optional k/K or m/M, then nothing. In range or not; never wrapped.
+ * size, an optional k/K, m/M or g/G, then nothing. In range or not; never wrapped.
  */
 static enum opt_status parse_independently(const char *s, int size, long min, long max, long *out)
 {
@@ -40,6 +40,8 @@ static enum opt_status parse_independently(const char *s, int size, long min, lo
 		mult = 1024, s++;
 	else if (size && (*s == 'm' || *s == 'M'))
 		mult = 1024 * 1024, s++;
+	else if (size && (*s == 'g' || *s == 'G'))
+		mult = 1024 * 1024 * 1024, s++;
 	if (*s != '\0')
 		return OPT_TRAILING;
 	v *= mult;

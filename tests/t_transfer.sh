@@ -190,7 +190,7 @@ test_h_prints_usage_and_exits_0() {
 	out=$("$ROOT/zcc" -h) || fail "zcc -h exited $?"
 	expect_eq "$out" "usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]
            [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]
-           [-T msecs] [-W secs] -s server file..."
+           [-R rate] [-T msecs] [-W secs] -s server file..."
 	out=$("$ROOT/zcs" -h) || fail "zcs -h exited $?"
 	expect_eq "$out" "usage: zcs [-cCdhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]
            [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]"
