@@ -217,6 +217,12 @@ static void send_one_file(struct sender *snd, const struct tx_file *f)
  * receiver has read the last byte rather than until it left this host's
  * buffers. The wait has one deadline, whatever the peer sends meanwhile;
  * returns 0 if zcs closed in time, 1 if it did not.
+ *
+ * A zero-copy mode waits for the kernel to give its last buffers back only
+ * after the half-close: the kernel gives one back when the peer acknowledges
+ * its data, and the peer may hold the acknowledgement of a stream's last
+ * segment for a delayed ACK's 40 ms unless a FIN follows it. Waiting first,
+ * a paced run of half a second lost a tenth of its rate in one run of three.
  */
 int tx_await_close(struct sender *snd, long wait_secs)
 {
@@ -226,6 +232,8 @@ int tx_await_close(struct sender *snd, long wait_secs)
 
 	if (shutdown(snd->sock, SHUT_WR) < 0)
 		tx_die_sending(snd, "shutdown");
+	if (snd->mode->finish)
+		snd->mode->finish(snd);
 	deadline = timing_now_ns() + wait_secs * NSEC_PER_SEC;
 	for (;;) {
 		uint64_t now = timing_now_ns();
@@ -263,6 +271,4 @@ void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *fi
 			send_one_file(snd, &files[i]);
 		}
 	}
-	if (snd->mode->finish)
-		snd->mode->finish(snd);
 }

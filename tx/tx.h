@@ -45,8 +45,9 @@ struct sender;
 
 /*
  * A way of sending: set-up before connecting, what to do with the socket
- * once connected, one file's data, and what to wait for after the last
- * file; and the facts zcc and its tests need about it.
+ * once connected, one file's data, and what to wait for after the
+ * half-close that follows the last file; and the facts zcc and its tests
+ * need about it.
  */
 struct send_mode {
 	const char *name;
@@ -123,15 +124,16 @@ void tx_sender_close(struct sender *snd);
 
 /*
  * The whole stream: loops, then each loop's file count and files, each its
- * length as it is now and its data; the mode's last completions are waited
- * for. debug > 1 says each file on stderr.
+ * length as it is now and its data. debug > 1 says each file on stderr.
  */
 void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *files,
 		    size_t n_files, int debug);
 
 /*
- * Half-close and wait for the peer to close too, for wait_secs at most, one
- * deadline whatever the peer sends meanwhile: 0 if it closed, 1 if not.
+ * Half-close, wait for the mode's last completions (a zero-copy mode's
+ * buffers back from the kernel), and wait for the peer to close too, for
+ * wait_secs at most, one deadline whatever the peer sends meanwhile: 0 if
+ * it closed, 1 if not.
  */
 int tx_await_close(struct sender *snd, long wait_secs);
 
