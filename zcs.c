@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,7 +57,18 @@ struct settings {
 	int calibrate_only;	/* -C */
 	int n_cpus;		/* -N */
 	long tare_ms;		/* -T */
+	long max_conns;		/* -L */
+	long idle_secs;		/* -W */
 };
+
+/*
+ * -L: connections served at once. A peer can open connections and send
+ * nothing for as long as it likes; each is a process and, once data comes,
+ * a buffer. 64 is as many as one zcc -P runs.
+ */
+#define DEFAULT_MAX_CONNS 64
+/* -W: a connection that sends nothing for this long ends, its summary says so. */
+#define DEFAULT_IDLE_SECS 60
 
 /* One -t interval of a connection, kept for -J. */
 struct interval {
@@ -92,6 +104,7 @@ struct conn {
 	struct arrival arr;	/* as the parent accepted it */
 	struct link_figures link_fig;
 	uint64_t accepted_as;	/* -c: the board's count with this connection */
+	int idle_closed;	/* -W: ended for sending nothing for that long */
 };
 
 /*
@@ -118,7 +131,7 @@ static volatile sig_atomic_t tick;
 
 static const char usage[] =
 	"usage: zcs [-cCdhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
-	"           [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]\n";
+	"           [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs] [-W secs]\n";
 
 /* Defined with the receive routines below. */
 #define N_RECV_MODES 4
@@ -150,9 +163,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
-				.mode = &recv_modes[0], .tare_ms = DEFAULT_TARE_MS };
+				.mode = &recv_modes[0], .tare_ms = DEFAULT_TARE_MS,
+				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:m:N:o:p:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:L:m:N:o:p:t:T:W:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
@@ -187,6 +201,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'l':
 			s->rcvlowat = opt_size(c, optarg, 1, 1L << 30);
 			break;
+		case 'L':
+			s->max_conns = opt_long(c, optarg, 1, 10000);
+			break;
 		case 'm':
 			s->mode = find_mode(optarg);
 			break;
@@ -204,6 +221,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'T':
 			s->tare_ms = opt_long(c, optarg, 1, 60000);
+			break;
+		case 'W':
+			s->idle_secs = opt_long(c, optarg, 1, 86400);
 			break;
 		default:
 			opt_fail_getopt(c, optopt);
@@ -232,6 +252,8 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	else if (rx->extra_bytes)
 		printf(", %llu bytes after the end of the stream",
 		       (unsigned long long)rx->extra_bytes);
+	if (c->idle_closed)
+		printf(", closed after %ld s with nothing received (-W)", s->idle_secs);
 	if (fig) {
 		meter_print(stdout, fig);
 		if (c->arr.shared)
@@ -430,6 +452,21 @@ static const struct recv_mode recv_modes[N_RECV_MODES] = {
 static void conn_setup(struct conn *c, int fd, const struct settings *s)
 {
 	*c = (struct conn){ .fd = fd, .bufsize = s->bufsize, .pipe = { -1, -1 }, .devnull = -1 };
+	c->debug = s->debug;
+	proto_rx_init(&c->rx);
+}
+
+/*
+ * The mode's buffer, pipe or window, taken when the first data (or the end)
+ * comes, not at accept(): a connection that sends nothing costs no more
+ * than its process.
+ */
+static void conn_take_buffers(struct conn *c, const struct settings *s)
+{
+	int fd = c->fd;
+
+	/* Set only now: with it, poll() would not say that fewer bytes had come. */
+	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
 	c->buf = malloc(s->bufsize);
 	if (!c->buf)
 		err(1, "allocating a %ld-byte buffer", s->bufsize);
@@ -446,8 +483,42 @@ static void conn_setup(struct conn *c, int fd, const struct settings *s)
 		if (c->map == MAP_FAILED)
 			err(1, "mapping a %zu-byte window of the socket", c->map_bytes);
 	}
-	c->debug = s->debug;
-	proto_rx_init(&c->rx);
+}
+
+/* -W ran out: what came and was not yet read (less than -l, say), read and counted. */
+static uint64_t read_what_came(struct conn *c, const struct settings *s)
+{
+	uint64_t got = 0;
+	ssize_t n;
+
+	if (!c->buf)
+		conn_take_buffers(c, s);
+	while ((n = recv(c->fd, c->buf, c->bufsize, MSG_DONTWAIT)) > 0) {
+		proto_rx_feed(&c->rx, c->buf, n);
+		got += n;
+	}
+	return got;
+}
+
+/*
+ * Before the first byte: wait without a buffer until something comes, for
+ * what is left of -W (ms), then take the buffers. -1 with EINTR when a -t
+ * tick or the data came (the loop goes round), EAGAIN when -W ran out.
+ */
+static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_t ms)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	int rc = poll(&pfd, 1, ms > 0 ? (ms < INT_MAX ? (int)ms : INT_MAX) : 0);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	conn_take_buffers(c, s);
+	errno = EINTR;
+	return -1;
 }
 
 /* -J: the summary, every interval, the settings and the host, as one JSON object on a line. */
@@ -502,6 +573,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c, u
 		json_null(&j, "mapped_bytes");
 	json_double(&j, "user_seconds", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, 2);
 	json_double(&j, "system_seconds", ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, 2);
+	json_bool(&j, "idle_closed", c->idle_closed);
 	json_close(&j);
 	if (fig)
 		meter_json(&j, meter, fig, c->arr.shared);
@@ -551,7 +623,7 @@ static const struct soak_figures *meter_window(struct conn *c, uint64_t bytes,
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
 static int serve(int fd, const struct settings *s, const char *peer, const struct arrival *arr)
 {
-	uint64_t start = timing_now_ns(), last = start, bytes = 0, bytes_at_last = 0;
+	uint64_t start = timing_now_ns(), last = start, last_data = start, bytes = 0, bytes_at_last = 0;
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
 	struct conn c;
@@ -562,13 +634,17 @@ static int serve(int fd, const struct settings *s, const char *peer, const struc
 	c.arr = *arr;
 	if (meter)
 		c.accepted_as = board->accepted;
-	net_set_rcvlowat(fd, s->rcvlowat, s->debug);
+	net_set_receive_timeout(fd, s->idle_secs);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
-		n = s->mode->receive(&c);
+		int64_t idle_left = s->idle_secs * 1000 - (int64_t)((timing_now_ns() - last_data) / 1000000);
+
+		n = c.buf ? s->mode->receive(&c) : await_first_data(&c, s, idle_left);
 		/* Count first: a read the tick cut short returns what had arrived by then. */
-		if (n > 0)
+		if (n > 0) {
 			bytes += n;
+			last_data = timing_now_ns();
+		}
 		if (tick) {
 			uint64_t now = timing_now_ns();
 
@@ -581,6 +657,13 @@ static int serve(int fd, const struct settings *s, const char *peer, const struc
 			continue;
 		if (n == 0)
 			break;
+		/* -W: nothing for that long (SO_RCVTIMEO; a tick restarts its wait). */
+		if (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    (errno == EINTR && timing_now_ns() - last_data >= (uint64_t)s->idle_secs * NSEC_PER_SEC)) {
+			c.idle_closed = 1;
+			bytes += read_what_came(&c, s);
+			break;
+		}
 		if (errno == EINTR)
 			continue;
 		if (s->debug)
@@ -600,10 +683,19 @@ static int serve(int fd, const struct settings *s, const char *peer, const struc
 		warnx("%s: note: %s", peer, meter->note);
 	if (s->debug)
 		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)c.rx.files_done);
+	/*
+	 * Closed now, not when the child exits: zcc's time runs until it sees
+	 * the close, and an exit can take a while (LeakSanitizer's scan took
+	 * some 50 ms, a sixth of a paced run of 0.3 s).
+	 */
+	close(fd);
 	free(c.buf);
 	free(c.intervals);
 	return proto_rx_waiting_for(&c.rx) || (meter && !metered) ? 1 : 0;
 }
+
+/* Connections being served now, one a child, for -L; atomic, as SIGCHLD counts them down. */
+static int serving;
 
 /*
  * SIGCHLD. With -c, a connection's end goes on the board; a soaker reaped
@@ -618,8 +710,10 @@ static void reap_children(int sig)
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
 		int soaker = 0;
 
-		if (!meter)
+		if (!meter) {
+			__atomic_sub_fetch(&serving, 1, __ATOMIC_SEQ_CST);
 			continue;
+		}
 		for (int i = 0; i < meter->soak.n_cpus; i++)
 			if (meter->soak.pids[i] == pid) {
 				meter->soak.pids[i] = 0;
@@ -627,6 +721,7 @@ static void reap_children(int sig)
 			}
 		if (soaker)
 			continue;
+		__atomic_sub_fetch(&serving, 1, __ATOMIC_SEQ_CST);
 		__atomic_sub_fetch(&board->open, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&board->last_end_ns, timing_now_ns(), __ATOMIC_SEQ_CST);
 	}
@@ -700,6 +795,25 @@ static int accept_error_passes(int e)
 /* How long to wait after an accept() error that passes, before trying again. */
 #define ACCEPT_RETRY_US 100000
 
+/*
+ * -L: while that many connections are being served, the next waits in the
+ * listen queue (the kernel's handshake done, nothing read) until one ends;
+ * said once. With -c the soakers are sampled meanwhile.
+ */
+static void wait_below_the_bound(const struct settings *s)
+{
+	static int said;
+
+	while (__atomic_load_n(&serving, __ATOMIC_SEQ_CST) >= s->max_conns) {
+		if (!said++)
+			warnx("%ld connections at once (-L %ld): the next wait to be accepted until "
+			      "one ends", s->max_conns, s->max_conns);
+		poll(NULL, 0, METER_PERIOD_MS);
+		if (meter && meter_ring_take(meter, &ring) < 0)
+			meter_failed();
+	}
+}
+
 static void accept_forever(int lfd, const struct settings *s)
 {
 	int last_error = 0;
@@ -717,6 +831,7 @@ static void accept_forever(int lfd, const struct settings *s)
 		int fd;
 		pid_t pid;
 
+		wait_below_the_bound(s);
 		wait_for_connection(lfd);
 		fd = accept(lfd, (struct sockaddr *)&ss, &len);
 		if (fd < 0) {
@@ -741,9 +856,11 @@ static void accept_forever(int lfd, const struct settings *s)
 		arr.linked = (meter || s->json) && link_find(&arr.link, fd) == 0;
 		if (arr.linked)
 			link_take(&arr.link, &arr.link_at);
+		__atomic_add_fetch(&serving, 1, __ATOMIC_SEQ_CST);
 		pid = fork();
 		if (pid < 0) {
 			warn("fork for %s", peer);
+			__atomic_sub_fetch(&serving, 1, __ATOMIC_SEQ_CST);
 			if (meter)
 				__atomic_sub_fetch(&board->open, 1, __ATOMIC_SEQ_CST);
 		} else if (pid == 0) {

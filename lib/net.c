@@ -135,6 +135,14 @@ void net_set_send_timeout(int fd, long secs)
 		err(1, "setsockopt SO_SNDTIMEO");
 }
 
+void net_set_receive_timeout(int fd, long secs)
+{
+	struct timeval tv = { .tv_sec = secs };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		err(1, "setsockopt SO_RCVTIMEO");
+}
+
 int net_set_rcvlowat(int fd, long bytes, int debug)
 {
 	int val = bytes, got = 0;

@@ -98,6 +98,12 @@ void net_set_cork(int fd);
 void net_set_send_timeout(int fd, long secs);
 
 /*
+ * Set SO_RCVTIMEO: a blocking read, recv or splice from the socket that
+ * gets nothing for this long fails with EAGAIN.
+ */
+void net_set_receive_timeout(int fd, long secs);
+
+/*
  * Set SO_RCVLOWAT: readers are woken only once this many bytes are queued (or
  * at the end of the stream, or when the receive buffer is nearly full). The
  * kernel caps it at half a receive buffer fixed with SO_RCVBUF; returns the

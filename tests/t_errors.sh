@@ -88,6 +88,10 @@ test_zcs_rejects_bad_option_values() {
 	usage_error zcs "zcs: unknown option -q" -q
 	usage_error zcs "zcs: -p needs a value" -p
 	usage_error zcs "zcs: unexpected argument 'extra'" extra
+	usage_error zcs "zcs: -L '0': must be at least 1" -L 0
+	usage_error zcs "zcs: -L '10001': must be at most 10000" -L 10001
+	usage_error zcs "zcs: -W '0': must be at least 1" -W 0
+	usage_error zcs "zcs: -W 'x': not a number" -W x
 }
 
 test_zcc_unknown_host() {

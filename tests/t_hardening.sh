@@ -171,4 +171,102 @@ test_an_empty_host_or_address_is_a_usage_error() {
 	usage_error zcs "zcs: -a '': empty value" -a ''
 }
 
+
+# in_private_tmp SCRIPT: SCRIPT run by sh in a mount namespace of its own
+# whose /tmp is $T/ft, with this cyclesoak copied there: the host's meter
+# lock, a fixed name in /tmp, is planted there and not in the real /tmp.
+in_private_tmp() {
+	unshare --mount --propagation private sh -c 'mount --bind "$1" /tmp && cd /tmp && eval "$2"' _ "$T/ft" "$1"
+}
+
+# The meter's lock is a fixed name in a directory every user can write: a
+# symbolic link there (to a file of root's, say), a FIFO, or a file of
+# another user's that others cannot open is refused in one line that says
+# whose it is, and the link's target is left alone; a meter that holds the
+# lock is named with its user.
+test_the_meter_lock_cannot_be_planted() {
+	local rc
+	[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace of its own, and another user)"
+	unshare --mount true 2>/dev/null || skip "cannot make a mount namespace here"
+	mkdir -p "$T/ft"
+	chmod 1777 "$T/ft"
+	cp "$ROOT/cyclesoak" "$T/ft/"
+	printf 'keep\n' >"$T/ft/target"
+	ln -s /tmp/target "$T/ft/zc-meter.lock"
+	rc=0
+	timeout 20 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp './cyclesoak -C -m 10'" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:cyclesoak: /tmp/zc-meter.lock (the lock that keeps two meters apart) is a symbolic link; it is user root's: they or root can remove it"
+	expect_eq "$(cat "$T/ft/target")" "keep" "the link's target"
+	rm "$T/ft/zc-meter.lock"
+	mkfifo "$T/ft/zc-meter.lock"
+	rc=0
+	timeout 20 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp './cyclesoak -C -m 10'" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:cyclesoak: /tmp/zc-meter.lock (the lock that keeps two meters apart) is not a regular file; it is user root's: they or root can remove it"
+	rm "$T/ft/zc-meter.lock"
+	install -m 600 /dev/null "$T/ft/zc-meter.lock"
+	rc=0
+	timeout 20 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp 'setpriv --reuid=65534 --regid=65534 --clear-groups ./cyclesoak -C -m 10'" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:cyclesoak: /tmp/zc-meter.lock (the lock that keeps two meters apart) cannot be opened: Permission denied; it is user root's: they or root can remove it"
+	# A meter of another user's holds the lock: the second is told whose.
+	rm "$T/ft/zc-meter.lock"
+	rc=0
+	timeout 30 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp '
+		setpriv --reuid=65534 --regid=65534 --clear-groups ./cyclesoak -C -m 3000 >/dev/null 2>&1 & p=\$!
+		for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do [ -s zc-meter.lock ] || [ -e zc-meter.lock ] && break; sleep 0.1; done
+		sleep 0.3
+		./cyclesoak -C -m 10; rc=\$?
+		{ kill \$p; wait \$p; } 2>/dev/null
+		echo \"pid \$p\"
+		exit \$rc'" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:cyclesoak: another meter is running on this host: $(tail -n 1 "$T/out") (cyclesoak, user nobody) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
+}
+
+# A peer cannot hold zcs for as long as it likes: with -L 2, two connections
+# that send nothing are served (two children) and the next two wait, said
+# once; each ends after -W 2 s with its summary saying so, what had come
+# counted (2 bytes of a header, below -l, sent while it waited); and a child
+# waiting for data has not taken its buffer (-b 1g).
+test_zcs_bounds_its_connections_and_ends_idle_ones() {
+	local kids pid
+	start_zcs -L 2 -W 2 -b 1g
+	exec 5<>"/dev/tcp/127.0.0.1/$PORT" 6<>"/dev/tcp/127.0.0.1/$PORT"
+	exec 7<>"/dev/tcp/127.0.0.1/$PORT" 8<>"/dev/tcp/127.0.0.1/$PORT"
+	printf 'ab' >&7
+	wait_until 5 eval '[ "$(pgrep -P "$ZCS_PID" | wc -l)" -ge 2 ]' || fail "no children"
+	sleep 0.5
+	kids=$(pgrep -P "$ZCS_PID")
+	expect_eq "$(echo "$kids" | wc -l)" 2 "children serving (-L 2)"
+	for pid in $kids; do
+		awk '/^VmSize:/ { exit !($2 < 256 * 1024) }' "/proc/$pid/status" ||
+			fail "a child with nothing received has $(grep VmSize "/proc/$pid/status")"
+	done
+	wait_summaries 4
+	exec 5>&- 6>&- 7>&- 8>&-
+	expect_eq "$(grep -c 'connections at once' "$T/zcs.err")" 1 "lines about -L"
+	grep -qx 'zcs: 2 connections at once (-L 2): the next wait to be accepted until one ends' "$T/zcs.err" ||
+		fail "no -L line: $(cat "$T/zcs.err")"
+	# The 2 bytes, below -l, are read when -W's first wait ends, and -W waits
+	# again from then.
+	zcs_summaries | grep -v -E '^received 0 bytes in [2-3]\.[0-9]{3} s, 0 kbytes/sec, incomplete: waiting for header, closed after 2 s with nothing received \(-W\), cpu [0-9.]+u [0-9.]+s$' |
+		grep -v -E '^received 2 bytes in [2-5]\.[0-9]{3} s, [0-9]+ kbytes/sec, incomplete: waiting for header, closed after 2 s with nothing received \(-W\), cpu [0-9.]+u [0-9.]+s$' &&
+		fail "summaries: $(zcs_summaries)"
+	expect_eq "$(zcs_summaries | grep -c '^received 2 bytes')" 1 "the partial header counted"
+}
+
+# -W ends a connection that stops in the middle of a file too, with -t's
+# ticks going on meanwhile, and -J says so.
+test_zcs_W_ends_a_connection_that_stops_mid_file() {
+	start_zcs -J -W 1 -t 1 -l 1
+	exec 5<>"/dev/tcp/127.0.0.1/$PORT"
+	# One loop of one file of 100 bytes, of which 10 come.
+	printf '\0\0\0\1\0\0\0\1\0\0\0\144abcdefghij' >&5
+	wait_summaries 1
+	exec 5>&-
+	zcs_summaries | grep -q '"bytes":22,.*"complete":false,"waiting_for":"file data".*"idle_closed":true' ||
+		fail "summary: $(zcs_summaries)"
+}
+
 run_tests "$@"

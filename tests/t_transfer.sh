@@ -193,7 +193,7 @@ test_h_prints_usage_and_exits_0() {
            [-R rate] [-T msecs] [-W secs] -s server file..."
 	out=$("$ROOT/zcs" -h) || fail "zcs -h exited $?"
 	expect_eq "$out" "usage: zcs [-cCdhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]
-           [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]"
+           [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs] [-W secs]"
 }
 
 test_zcs_listens_on_one_address_with_a() {
