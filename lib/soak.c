@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -254,29 +255,84 @@ static void process_name(pid_t pid, char *name, size_t size)
 		fclose(f);
 }
 
+/* The name of user uid, or its number. */
+static void user_name(uid_t uid, char *name, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		snprintf(name, size, "%s", pw->pw_name);
+	else
+		snprintf(name, size, "%u", (unsigned)uid);
+}
+
+/* The user process pid runs as, or "?". */
+static void process_user(pid_t pid, char *name, size_t size)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (pid > 0 && stat(path, &st) == 0)
+		user_name(st.st_uid, name, size);
+	else
+		snprintf(name, size, "?");
+}
+
+/*
+ * A lock file that cannot be used: what it is, whose, and who can remove
+ * it. Another user can plant one (a link, a FIFO, a file of theirs that
+ * others cannot open); it is refused, never followed or opened for what it
+ * points to.
+ */
+static int lock_refused(struct soak *m, const char *what)
+{
+	struct stat st;
+	char owner[64] = "?";
+
+	if (lstat(SOAK_LOCK_FILE, &st) == 0)
+		user_name(st.st_uid, owner, sizeof(owner));
+	snprintf(m->err, sizeof(m->err), "%s (the lock that keeps two meters apart) %s; it is user %s's: "
+		 "they or root can remove it", SOAK_LOCK_FILE, what, owner);
+	return -1;
+}
+
 /*
  * The host's meter lock (SOAK_LOCK_FILE). The file is made readable and
  * writable by all, whatever the umask, so that every user's meters share it;
  * one that exists is opened without O_CREAT, which fs.protected_regular
- * would refuse in /tmp for a file of another user's.
+ * would refuse in /tmp for a file of another user's. A symbolic link or
+ * anything but a regular file there is refused (O_NOFOLLOW, then fstat):
+ * where fs.protected_symlinks is 0, root would otherwise lock whatever
+ * another user's link names.
  */
 static int take_host_lock(struct soak *m)
 {
+	const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	char name[64];
-	int fd = open(SOAK_LOCK_FILE, O_RDWR | O_CLOEXEC);
+	char name[64], user[64], what[160];
+	struct stat st;
+	int fd = open(SOAK_LOCK_FILE, flags);
 
 	if (fd < 0 && errno == ENOENT) {
-		fd = open(SOAK_LOCK_FILE, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		fd = open(SOAK_LOCK_FILE, flags | O_CREAT | O_EXCL, 0666);
 		if (fd >= 0)
 			fchmod(fd, 0666);
 		else if (errno == EEXIST)
-			fd = open(SOAK_LOCK_FILE, O_RDWR | O_CLOEXEC);
+			fd = open(SOAK_LOCK_FILE, flags);
 	}
+	if (fd < 0 && errno == ELOOP)
+		return lock_refused(m, "is a symbolic link");
+	if (fd < 0 && errno == EACCES)
+		return lock_refused(m, "cannot be opened: Permission denied");
 	if (fd < 0) {
 		snprintf(m->err, sizeof(m->err), "%s (the lock that keeps two meters apart): %s",
 			 SOAK_LOCK_FILE, strerror(errno));
 		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return lock_refused(m, "is not a regular file");
 	}
 	if (fcntl(fd, F_SETLK, &fl) == 0) {
 		m->lock_fd = fd;
@@ -291,10 +347,11 @@ static int take_host_lock(struct soak *m)
 		fl.l_pid = 0;
 	close(fd);
 	process_name(fl.l_pid, name, sizeof(name));
+	process_user(fl.l_pid, user, sizeof(user));
+	snprintf(what, sizeof(what), "pid %d (%s, user %s)", (int)fl.l_pid, name, user);
 	snprintf(m->err, sizeof(m->err),
-		 "another meter is running on this host: pid %d (%s) holds %s; two meters count "
-		 "each other's soakers, and both would be wrong", (int)fl.l_pid, name,
-		 SOAK_LOCK_FILE);
+		 "another meter is running on this host: %s holds %s; two meters count "
+		 "each other's soakers, and both would be wrong", what, SOAK_LOCK_FILE);
 	return -1;
 }
 

@@ -43,7 +43,7 @@ struct soak {
 	struct soak_shared *shared;
 	int lock_fd;		/* SOAK_LOCK_FILE, locked while the soakers run; -1 */
 	int debug;
-	char err[256];
+	char err[384];
 };
 
 /* A reading of every soaker, and when it was taken (CLOCK_MONOTONIC). */

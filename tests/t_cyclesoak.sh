@@ -164,7 +164,7 @@ test_a_second_meter_on_the_host_is_refused_naming_the_first() {
 	local prog rc why
 	calibrate_here
 	start_cyclesoak -m 100
-	why="another meter is running on this host: pid $CS_PID (cyclesoak) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
+	why="another meter is running on this host: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
 	for prog in "cyclesoak -m 100" "cyclesoak -C -m 100"; do
 		rc=0
 		(cd "$T" && timeout 10 $ROOT/$prog >"$T/second.out" 2>"$T/second.err") || rc=$?
@@ -200,7 +200,7 @@ test_a_meter_in_another_network_namespace_is_seen() {
 	wait "$CS_PID" 2>/dev/null || true
 	ip netns del "$ns"
 	expect_eq "$rc" 1 "exit code"
-	expect_match "$(cat "$T/second.err")" "^cyclesoak: another meter is running on this host: pid $CS_PID \\(cyclesoak\\) holds "
+	expect_match "$(cat "$T/second.err")" "^cyclesoak: another meter is running on this host: pid $CS_PID \\(cyclesoak, user $(id -un)\\) holds "
 }
 
 test_period_options_are_checked() {

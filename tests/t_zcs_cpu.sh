@@ -88,7 +88,7 @@ test_C_calibrates_as_the_hosts_meter() {
 		fail "zcs -C did not calibrate: $(cat "$T/out" "$T/err")"
 	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 >/dev/null 2>"$T/err2") || rc=$?
 	expect_eq "$rc" 1 "cyclesoak beside zcs -C"
-	expect_match "$(cat "$T/err2")" "^cyclesoak: another meter is running on this host: pid $pid \\(zcs\\) holds "
+	expect_match "$(cat "$T/err2")" "^cyclesoak: another meter is running on this host: pid $pid \\(zcs, user $(id -un)\\) holds "
 	[ ! -s "$T/err" ] || fail "zcs -C said: $(cat "$T/err")"
 }
 
@@ -106,7 +106,7 @@ test_c_is_the_one_meter_on_the_host() {
 	make_files "$T/f"
 	calibrate_here
 	start_zcs -c
-	why="another meter is running on this host: pid $ZCS_PID (zcs) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
+	why="another meter is running on this host: pid $ZCS_PID (zcs, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
 	rc=0
 	(cd "$T" && "$ROOT/zcc" -c -s 127.0.0.1 -p "$PORT" "$T/f/one" >"$T/out" 2>"$T/err") || rc=$?
 	expect_eq "$rc" 1 "zcc -c's exit"

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,8 +253,9 @@ static void a_second_meter_is_refused_while_one_runs(void)
 	close(fds[0]);
 	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	snprintf(want, sizeof(want),
-		 "another meter is running on this host: pid %d (test_soak) holds %s; two meters "
-		 "count each other's soakers, and both would be wrong", (int)getpid(), SOAK_LOCK_FILE);
+		 "another meter is running on this host: pid %d (test_soak, user %s) holds %s; two meters "
+		 "count each other's soakers, and both would be wrong", (int)getpid(),
+		 getpwuid(getuid()) ? getpwuid(getuid())->pw_name : "?", SOAK_LOCK_FILE);
 	CHECK_STR(got, want);
 	soak_close(&m);
 	CHECK(soak_open(&m, 1, 0) == 0 && soak_start(&m) == 0);
