@@ -13,7 +13,9 @@ bench_init() {
 	shopt -s inherit_errexit
 	ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	make -s -C "$ROOT" zcs zcc
-	work=$(mktemp -d)
+	# Named for the script and its pid, so that a later zc-matrix can tell
+	# the scratch of a run killed with SIGKILL from a live one's.
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$0").$$.XXXXXX")
 	bench_pids=()
 	bench_zcs_prefix=()
 	trap bench_cleanup EXIT

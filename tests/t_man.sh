@@ -74,7 +74,7 @@ test_every_list_of_receive_modes_is_zcs_own() {
 	modes=$("$ROOT/zcs" -m '?' 2>&1 | sed -n "s/^zcs: -m '?': unknown mode (\(.*\))\$/\1/p" | sed 's/ or /, /')
 	[ -n "$modes" ] || fail "no list of modes from zcs"
 	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcs.1" | paste -sd, | sed 's/,/, /g')" "$modes" "zcs.1's modes"
-	expect_eq "$(sed -n 's/^\tcase "$m" in \(.*\)) ;; \*) bench_die "--recv.*/\1/p' "$ROOT/scripts/zc-matrix" |
+	expect_eq "$(sed -n 's/^\tcase "$m" in \(.*\)) ;; \*) usage_die "--recv.*/\1/p' "$ROOT/scripts/zc-matrix" |
 		sed 's/ | /, /g')" "$modes" "zc-matrix --recv's modes"
 }
 
