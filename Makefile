@@ -16,7 +16,7 @@ endif
 
 BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto timing cpu net counts soak meter uring json link
+LIB_MODULES = opt proto timing cpu net counts hostlock procstat soak sampling meter uring json link
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table and the stream (tx), and a file per family.
 TX_MODULES = tx copy splice zerocopy uring

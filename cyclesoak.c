@@ -14,6 +14,7 @@
 #include "lib/cpu.h"
 #include "lib/json.h"
 #include "lib/opt.h"
+#include "lib/sampling.h"
 #include "lib/soak.h"
 #include "lib/timing.h"
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "json.h"
-#include "soak.h"
+#include "sampling.h"
 
 /* The moments a transfer is sampled at; its window ends at the close, or at the last byte. */
 enum meter_moment { METER_FIRST_BYTE, METER_LAST_BYTE, METER_CLOSED };
