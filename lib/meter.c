@@ -45,6 +45,44 @@ int meter_start(struct meter *m, int n_cpus, int debug)
 	return 0;
 }
 
+void meter_start_or_exit(struct meter *m, int n_cpus, int debug)
+{
+	int rc = meter_start(m, n_cpus, debug);
+
+	if (rc == SOAK_TOO_MANY_CPUS)
+		opt_failx("-N %d: %s", n_cpus, m->soak.err);
+	if (rc < 0)
+		meter_die(m);
+}
+
+void meter_die(struct meter *m)
+{
+	soak_close(&m->soak);
+	errx(1, "%s", m->soak.err);
+}
+
+const char *meter_error(const struct meter *m)
+{
+	return m->soak.err;
+}
+
+int meter_reaped(struct meter *m, pid_t pid)
+{
+	int soaker = 0;
+
+	for (int i = 0; i < m->soak.n_cpus && m->soak.pids; i++)
+		if (m->soak.pids[i] == pid) {
+			m->soak.pids[i] = 0;
+			soaker = 1;
+		}
+	return soaker;
+}
+
+void meter_kill(struct meter *m)
+{
+	soak_kill(&m->soak);
+}
+
 void meter_close(struct meter *m)
 {
 	for (int i = 0; i < 3; i++)
@@ -212,6 +250,14 @@ void meter_check_options(const char *given, int measure_cpu, int calibrate_only,
 		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
 	if (n_cpus && !measure_cpu && !calibrate_only)
 		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
+}
+
+int meter_calibrate_stray(const char *given)
+{
+	for (const char *o = given; *o; o++)
+		if (!strchr("CNd", *o))
+			return *o;
+	return 0;
 }
 
 int meter_calibrate(int n_cpus, int debug)

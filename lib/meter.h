@@ -11,9 +11,13 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "json.h"
 #include "sampling.h"
+
+/* -T: how long the soakers run on the idle system before a transfer, by default. */
+#define METER_DEFAULT_TARE_MS 1000
 
 /* The moments a transfer is sampled at; its window ends at the close, or at the last byte. */
 enum meter_moment { METER_FIRST_BYTE, METER_LAST_BYTE, METER_CLOSED };
@@ -34,6 +38,29 @@ struct meter {
  * calibration for them, and start them. 0, -1, or SOAK_TOO_MANY_CPUS.
  */
 int meter_start(struct meter *m, int n_cpus, int debug);
+
+/*
+ * meter_start() for a program's -c: past the CPUs there are, -N's usage
+ * error (exit 2); any other failure closes what was started and exits 1
+ * with the reason.
+ */
+void meter_start_or_exit(struct meter *m, int n_cpus, int debug);
+
+/* Close what was started and exit 1 with the reason the meter failed. */
+void meter_die(struct meter *m) __attribute__((noreturn));
+
+/* Why the meter failed, one line. */
+const char *meter_error(const struct meter *m);
+
+/*
+ * For a program that reaps its children itself: whether pid, now reaped,
+ * was one of the soakers (the next sample then says a soaker is gone).
+ * Async-signal-safe.
+ */
+int meter_reaped(struct meter *m, pid_t pid);
+
+/* Kill and reap the soakers, from a signal handler too. */
+void meter_kill(struct meter *m);
 
 /*
  * The tare: the soakers alone on the system for tare_ms. Warns on stderr when
@@ -75,6 +102,12 @@ int meter_calibrate(int n_cpus, int debug);
  * with -c or -C (given: the options given, see opt_given). A usage error if not.
  */
 void meter_check_options(const char *given, int measure_cpu, int calibrate_only, int n_cpus);
+
+/*
+ * -C calibrates and does nothing else: of the options given, the first that
+ * means nothing to it (all but -C, -N and -d), or 0.
+ */
+int meter_calibrate_stray(const char *given);
 
 /*
  * A server's meter (zcs -c): the soakers run for as long as it does, and

@@ -136,6 +136,17 @@ void opt_fail_getopt(int c, int optopt_char)
 	opt_failx("unknown option");
 }
 
+const char *opt_join_names(char *out, size_t size, const char *const *names, size_t n)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += snprintf(out + len, size - len, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ",
+				names[i]);
+	return out;
+}
+
 static long parsed_or_fail(enum opt_status st, int opt, const char *arg, long min, long max,
 			   long v)
 {

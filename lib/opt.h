@@ -42,6 +42,12 @@ void opt_fail_getopt(int c, int optopt_char) __attribute__((noreturn));
  */
 void opt_given(char *given, size_t size, int c);
 
+/*
+ * names[0..n) as a list for a message, "a, b or c", in out (size bytes,
+ * cut short if it must be); returns out.
+ */
+const char *opt_join_names(char *out, size_t size, const char *const *names, size_t n);
+
 /* Parse the argument of option opt, or fail with a usage error naming it. */
 long opt_long(int opt, const char *arg, long min, long max);
 long opt_size(int opt, const char *arg, long min, long max);

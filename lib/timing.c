@@ -20,6 +20,11 @@ double timing_secs(uint64_t ns)
 	return (double)ns / NSEC_PER_SEC;
 }
 
+double timing_timeval_secs(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
 uint64_t timing_kbytes_per_sec(uint64_t bytes, uint64_t ns)
 {
 	if (ns == 0)

@@ -4,11 +4,14 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/time.h>
 
 #define NSEC_PER_SEC 1000000000ULL
 
 uint64_t timing_now_ns(void);
 double timing_secs(uint64_t ns);
+/* A struct timeval (rusage's times, say) in seconds. */
+double timing_timeval_secs(struct timeval tv);
 
 /* bytes / 1024 / seconds, truncated to an integer as the 2001 output was. */
 uint64_t timing_kbytes_per_sec(uint64_t bytes, uint64_t ns);

@@ -67,6 +67,23 @@ static void a_tared_window_gives_figures(void)
 	unlink("counts_per_sec");
 }
 
+/* -C's options: the first that is not -C, -N or -d; and a soaker reaped is marked gone. */
+static void calibration_strays_and_reaped_soakers(void)
+{
+	pid_t pids[2] = { 101, 102 };
+	struct meter m = { .soak = { .n_cpus = 2, .pids = pids } };
+
+	CHECK(meter_calibrate_stray("") == 0);
+	CHECK(meter_calibrate_stray("CNd") == 0);
+	CHECK(meter_calibrate_stray("CdJc") == 'J');
+	CHECK(meter_calibrate_stray("cC") == 'c');
+	CHECK(!meter_reaped(&m, 103));
+	CHECK(meter_reaped(&m, 102));
+	CHECK(pids[0] == 101 && pids[1] == 0);
+	snprintf(m.soak.err, sizeof(m.soak.err), "soaker on CPU 1 gone");
+	CHECK_STR(meter_error(&m), "soaker on CPU 1 gone");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir) || chdir(dir) < 0)
@@ -74,6 +91,7 @@ int main(void)
 	RUN(figures_end_the_window_at_the_close_or_the_last_byte);
 	RUN(a_missing_calibration_is_an_error);
 	RUN(a_tared_window_gives_figures);
+	RUN(calibration_strays_and_reaped_soakers);
 	rmdir(dir);
 	return CHECK_EXIT();
 }

@@ -77,6 +77,19 @@ static void status_texts_name_the_problem(void)
 	CHECK_STR(opt_status_text(OPT_EMPTY), "empty value");
 }
 
+/* Lists for messages: "a", "a or b", "a, b or c"; cut short, never past the buffer. */
+static void names_join_as_a_sentence_says_them(void)
+{
+	const char *names[] = { "read", "trunc", "splice", "zerocopy" };
+	char out[64], tiny[8];
+
+	CHECK_STR(opt_join_names(out, sizeof(out), names, 0), "");
+	CHECK_STR(opt_join_names(out, sizeof(out), names, 1), "read");
+	CHECK_STR(opt_join_names(out, sizeof(out), names, 2), "read or trunc");
+	CHECK_STR(opt_join_names(out, sizeof(out), names, 4), "read, trunc, splice or zerocopy");
+	CHECK_STR(opt_join_names(tiny, sizeof(tiny), names, 4), "read, t");
+}
+
 int main(void)
 {
 	RUN(plain_numbers_parse);
@@ -85,5 +98,6 @@ int main(void)
 	RUN(size_suffixes_multiply_by_1024);
 	RUN(size_suffix_errors);
 	RUN(status_texts_name_the_problem);
+	RUN(names_join_as_a_sentence_says_them);
 	return CHECK_EXIT();
 }
