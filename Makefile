@@ -57,7 +57,7 @@ $(BUILD)/libtx.a: $(TX_OBJS)
 	$(AR) rcs $@ $^
 
 # zcc and test_tx link the transmit modes before lib/, which they use.
-zcc: $(BUILD)/libtx.a
+zcc: $(BUILD)/parallel.o $(BUILD)/libtx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 
 $(PROGS): %: $(BUILD)/%.o $(BUILD)/libzc.a

@@ -20,24 +20,13 @@
 
 #include "lib/cpu.h"
 #include "lib/json.h"
-#include "lib/link.h"
-#include "lib/meter.h"
-#include "lib/net.h"
 #include "lib/opt.h"
 #include "lib/proto.h"
-#include "lib/soak.h"
 #include "lib/timing.h"
-#include "lib/uring.h"
-#include "tx/tx.h"
-
-/* -P: the most streams at once. */
-#define MAX_STREAMS 64
+#include "zcc.h"
 
 /* -W: how long zcs may take, in all, to close after the last byte, by default. */
 #define DEFAULT_CLOSE_WAIT_SECS 60
-
-/* -T: how long the soakers run on the idle system before the transfer, by default. */
-#define DEFAULT_TARE_MS 1000
 
 /*
  * -R: the least rate a stream may be paced at. Below it a send can wait for
@@ -48,41 +37,22 @@
 /* -R: a run that reaches less of the rate than this did not run at it. */
 #define RATE_REACHED_PCT 95.0
 
-struct settings {
-	int debug;
-	int json;		/* -J */
-	long bufsize;
-	int cpu;		/* -B: the first CPU, or -1 */
-	int cpu_list[MAX_STREAMS];	/* -B's CPUs; with -P, stream i runs on [i % n] */
-	int n_cpu_list;
-	long streams;		/* -P */
-	uint64_t rate_bytes_per_sec;	/* -R: the whole transfer's, split across the streams; 0 */
-	struct net_sockopts sockopts;
-	long loops;
-	int port;
-	const struct send_mode *mode;
-	long depth;
-	int cork;
-	int measure_cpu;
-	long tare_ms;
-	long close_wait_secs;
-	int calibrate_only;	/* -C */
-	int n_cpus; /* 0: every CPU in the affinity mask */
-	const char *server;
-	char **paths;
-	int n_paths;
-};
-
 static const char usage[] =
 	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
 	"           [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]\n"
 	"           [-R rate] [-T msecs] [-W secs] -s server file...\n";
 
+/* -m: the mode of that name; '?' lists them all, one a line. */
 static const struct send_mode *find_mode(const char *name)
 {
 	const struct send_mode *m = tx_find_mode(name);
 	char why[300];
 
+	if (strcmp(name, "?") == 0) {
+		for (const struct send_mode *const *t = tx_modes; *t; t++)
+			printf("%s\n", (*t)->name);
+		exit(0);
+	}
 	if (!m) {
 		snprintf(why, sizeof(why), "unknown mode (%s)", tx_mode_names(0));
 		opt_fail('m', name, why);
@@ -117,24 +87,19 @@ static void parse_cpu_list(const char *arg, struct settings *s)
  */
 static void check_calibrate_alone(const char *given, int argc, char **argv)
 {
-	for (const char *o = given; *o; o++) {
-		if (*o == 'J')
-			opt_failx("-J is for the transfer's summary: -C writes %s and prints text",
-				  SOAK_COUNTS_FILE);
-		if (!strchr("CNd", *o))
-			opt_failx("-%c is for a transfer: -C calibrates the meter and sends nothing",
-				  *o);
-	}
+	int stray = meter_calibrate_stray(given);
+
+	if (stray == 'J')
+		opt_failx("-J is for the transfer's summary: -C writes %s and prints text",
+			  SOAK_COUNTS_FILE);
+	if (stray)
+		opt_failx("-%c is for a transfer: -C calibrates the meter and sends nothing", stray);
 	if (optind < argc)
 		opt_failx("unexpected argument '%s': -C calibrates the meter and sends nothing",
 			  argv[optind]);
 }
 
-/*
- * The buffers every stream holds, -q x -b x -P, are allocated (and in the
- * queued modes pinned) before anything is sent: they must fit in half the
- * host's memory.
- */
+/* -q x -b x -P: the buffers must fit in memory (tx_buffers_fit). */
 static void check_buffer_memory(const struct settings *s)
 {
 	long depth = s->mode->queued ? s->depth : 1;
@@ -142,7 +107,7 @@ static void check_buffer_memory(const struct settings *s)
 	uint64_t host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	uint64_t bytes = (uint64_t)s->streams * depth * s->bufsize;
 
-	if (s->mode->chunked && host > 0 && bytes > host / 2)
+	if (!tx_buffers_fit(s->mode, bytes, host))
 		opt_failx("-q %ld x -b %ld x -P %ld is %.1f GiB of buffers, more than half of "
 			  "this host's %.1f GiB of memory", depth, s->bufsize, s->streams,
 			  bytes / gib, host / gib);
@@ -201,7 +166,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	int c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
-				.port = NET_DEFAULT_PORT, .tare_ms = DEFAULT_TARE_MS,
+				.port = NET_DEFAULT_PORT, .tare_ms = METER_DEFAULT_TARE_MS,
 				.mode = tx_modes[0], .streams = 1,
 				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
 	opt_init(usage);
@@ -325,77 +290,25 @@ static size_t scan_files(const struct settings *s, struct tx_file *files)
 	return n;
 }
 
-struct stream_slot;
-
-/*
- * What a stop signal, or zcc's exit, must stop: -P's streams and the meter's
- * soakers; and the count so far (the one stream's sender, or the slots').
- * A signal handler takes no arguments: this is what it reaches.
- */
-static struct {
-	pid_t owner;
-	const struct sender *snd;
-	struct stream_slot *slots;
-	pid_t pids[MAX_STREAMS];	/* 0 once reaped */
-	volatile sig_atomic_t n_pids;
-	struct soak *soak;
-} running;
-
-static void __attribute__((noreturn)) meter_failed(struct meter *m)
-{
-	soak_close(&m->soak);
-	errx(1, "%s", m->soak.err);
-}
-
-/*
- * -c: the meter's samples, all taken here: the first byte's failing ends the
- * run; a later one's spoils the figures, which the run says after its summary.
- */
-static void meter_at(struct meter *m, enum meter_moment when)
+void meter_at(struct meter *m, enum meter_moment when)
 {
 	if (meter_mark(m, when) < 0 && when == METER_FIRST_BYTE)
-		meter_failed(m);
+		meter_die(m);
 }
 
 /*
  * The soakers on every CPU (before zcc is pinned), and the tare. They die
- * with zcc (PR_SET_PDEATHSIG), and stop_children() reaps them on every exit.
+ * with zcc (PR_SET_PDEATHSIG), and the stop signals and zcc's exit reap them.
  */
 static struct meter *start_meter(const struct settings *s)
 {
 	struct meter *m = calloc(1, sizeof(*m));
-	int rc;
 
 	if (!m)
 		err(1, "calloc");
-	running.soak = &m->soak;
-	rc = meter_start(m, s->n_cpus, s->debug);
-	if (rc == SOAK_TOO_MANY_CPUS)
-		opt_failx("-N %d: %s", s->n_cpus, m->soak.err);
-	if (rc < 0)
-		meter_failed(m);
+	stop_signals_end_meter(m);
+	meter_start_or_exit(m, s->n_cpus, s->debug);
 	return m;
-}
-
-/* Everything a summary says, as numbers: one stream's, or -P's total. */
-struct summary {
-	uint64_t bytes, ns;
-	uint64_t end_ns;	/* when its time stopped (CLOCK_MONOTONIC) */
-	int confirmed;		/* zcs closed the connection within -W */
-	int failed;		/* -P: the stream failed; bytes is what it sent first */
-	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts; 0 */
-	double user_secs, sys_secs;
-	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
-	int metered;		/* -c, and the meter worked throughout */
-	struct soak_figures fig;	/* the meter's */
-	struct link link;	/* the interface the stream went out of */
-	int linked;		/* found, and counted over the time */
-	struct link_figures link_fig;
-};
-
-static double timeval_secs(struct timeval tv)
-{
-	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 /* -R: the share of the rate asked that the summary's bytes reached over its time. */
@@ -541,8 +454,7 @@ static void print_summary_json(const struct settings *s, const struct meter *m, 
 	json_end(&j);
 }
 
-/* The mode's buffers, pipe or ring, before anything is connected. */
-static void sender_setup(struct sender *snd, const struct settings *s)
+void sender_setup(struct sender *snd, const struct settings *s)
 {
 	tx_sender_setup(snd, s->mode, s->bufsize, s->depth, s->close_wait_secs);
 }
@@ -563,45 +475,9 @@ static void debug_files(const struct settings *s, const struct tx_file *files, s
 	fprintf(stderr, "\n");
 }
 
-/*
- * How a stream starts and ends: alone, it takes the meter's samples itself;
- * as one of -P's, it writes a byte on `ready` (its own pipe to the parent)
- * once connected and another at its last byte, and waits for a byte on `go`,
- * so that all start at once. End-of-file on `go` means zcc has gone.
- */
-struct start_line {
-	int ready, go;		/* -1, -1: alone */
-};
-
-static void tell_the_parent(const struct start_line *line)
-{
-	char c = 0;
-
-	if (write(line->ready, &c, 1) != 1)
-		err(1, "telling the other streams");
-}
-
-static void wait_for_the_others(const struct start_line *line)
-{
-	char c;
-	ssize_t n;
-
-	tell_the_parent(line);
-	while ((n = read(line->go, &c, 1)) < 0 && errno == EINTR)
-		;
-	if (n != 1)
-		_exit(1);
-}
-
-/*
- * One stream, from a sender set up for its mode: connect, send the files -n
- * times, wait for zcs to close (for -W at most), and fill in its summary. The
- * time runs to zcs's close, or to the last byte if zcs did not close; alone,
- * with a meter (m), the meter's window ends at the same moment.
- */
-static void run_stream(const struct settings *s, struct sender *snd,
-		      const struct tx_file *files, size_t n_files,
-		      const struct start_line *line, struct meter *m, struct summary *sum)
+void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
+		size_t n_files, const struct start_line *line, struct meter *m,
+		struct summary *sum)
 {
 	int alone = line->ready < 0;
 	struct rusage ru0, ru1;
@@ -645,8 +521,8 @@ static void run_stream(const struct settings *s, struct sender *snd,
 	getrusage(RUSAGE_SELF, &ru1);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,
-				 .user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime),
-				 .sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime),
+				 .user_secs = timing_timeval_secs(ru1.ru_utime) - timing_timeval_secs(ru0.ru_utime),
+				 .sys_secs = timing_timeval_secs(ru1.ru_stime) - timing_timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
 				 .rate = s->sockopts.pacing_bytes_per_sec };
 	if (linked)
@@ -656,264 +532,6 @@ static void run_stream(const struct settings *s, struct sender *snd,
 		sum->link_fig = lf;
 	}
 	tx_sender_close(snd);
-}
-
-/*
- * -P's streams, in memory shared with zcc: each stream's sender, so that its
- * count is known however it ends, and its summary.
- */
-struct stream_slot {
-	struct sender snd;
-	struct summary sum;
-};
-
-/* Kill and reap every stream still running, and the soakers; async-signal-safe. */
-static void stop_children(void)
-{
-	if (getpid() != running.owner)
-		return;
-	if (running.soak)
-		soak_kill(running.soak);
-	for (long i = 0; i < running.n_pids; i++)
-		if (running.pids[i] > 0)
-			kill(running.pids[i], SIGKILL);
-	for (long i = 0; i < running.n_pids; i++)
-		if (running.pids[i] > 0) {
-			while (waitpid(running.pids[i], NULL, 0) < 0 && errno == EINTR)
-				;
-			running.pids[i] = 0;
-		}
-}
-
-static uint64_t running_sent(void)
-{
-	uint64_t sent = running.snd ? running.snd->sent : 0;
-
-	for (long i = 0; i < running.n_pids; i++)
-		sent += running.slots[i].snd.sent;
-	return sent;
-}
-
-/* v in decimal, ending at end; returns where it starts. Async-signal-safe. */
-static char *decimal(char *end, uint64_t v)
-{
-	do
-		*--end = '0' + v % 10;
-	while (v /= 10);
-	return end;
-}
-
-/*
- * SIGINT, SIGTERM, SIGHUP: stop the streams and the soakers, reap them, say
- * how far the run got, and exit 1. Only async-signal-safe calls.
- */
-static void on_stop_signal(int sig)
-{
-	const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-	const char *prog = program_invocation_short_name;
-	char num[24];
-	struct iovec iov[5];
-	uint64_t sent;
-
-	stop_children();
-	sent = running_sent();
-	iov[0] = (struct iovec){ (void *)prog, strlen(prog) };
-	iov[1] = (struct iovec){ ": stopped by ", 13 };
-	iov[2] = (struct iovec){ (void *)name, strlen(name) };
-	iov[3] = (struct iovec){ " after ", 7 };
-	iov[4].iov_base = decimal(num + sizeof(num), sent);
-	iov[4].iov_len = num + sizeof(num) - (char *)iov[4].iov_base;
-	if (writev(STDERR_FILENO, iov, 5) >= 0)
-		(void)!write(STDERR_FILENO, " bytes\n", 7);
-	_exit(1);
-}
-
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
-
-/* SIGINT and SIGHUP stay ignored if they were (a background job, nohup). */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal }, old;
-
-	sigfillset(&sa.sa_mask);
-	running.owner = getpid();
-	atexit(stop_children);
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigaction(stop_signals[i], NULL, &old) == 0 &&
-		    (old.sa_handler != SIG_IGN || stop_signals[i] == SIGTERM))
-			sigaction(stop_signals[i], &sa, NULL);
-}
-
-/* A stream's child: the stop signals as zcc found them, so that they end the child. */
-static void uncatch_stop_signals(void)
-{
-	struct sigaction old;
-
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler == on_stop_signal)
-			signal(stop_signals[i], SIG_DFL);
-}
-
-/* A child of -P: one stream, which dies with zcc. */
-static void __attribute__((noreturn)) stream_child(const struct settings *s, long i,
-						   const struct tx_file *files,
-						   size_t n_files,
-						   const struct start_line *line)
-{
-	static char line_buf[BUFSIZ], name[64];
-	struct stream_slot *slot = &running.slots[i];
-	sigset_t no_signals;
-
-	sigemptyset(&no_signals);
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != running.owner)
-		_exit(1);
-	uncatch_stop_signals();
-	sigprocmask(SIG_SETMASK, &no_signals, NULL);
-	/*
-	 * Its messages name the stream, and each goes out in one write(), so
-	 * that streams failing at once do not interleave their lines.
-	 */
-	snprintf(name, sizeof(name), "%s: stream %ld", program_invocation_short_name, i + 1);
-	program_invocation_short_name = name;
-	setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
-	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
-		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
-	sender_setup(&slot->snd, s);
-	run_stream(s, &slot->snd, files, n_files, line, NULL, &slot->sum);
-	/* Past the atexit handlers: the soakers are the parent's. */
-	fflush(NULL);
-	_exit(0);
-}
-
-/* Read one byte from each stream: ready, or at its last byte; end-of-file if it failed. */
-static void hear_from_each(const int *out, long n)
-{
-	char c;
-
-	for (long i = 0; i < n; i++)
-		while (read(out[i], &c, 1) < 0 && errno == EINTR)
-			;
-}
-
-/* A stream's figures once it is reaped: its summary, or what it sent before failing. */
-static void collect_stream(long i, int status, struct summary *sum)
-{
-	const struct stream_slot *slot = &running.slots[i];
-
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && slot->sum.end_ns)
-		*sum = slot->sum;
-	else
-		*sum = (struct summary){ .bytes = slot->snd.sent, .failed = 1,
-					 .zc_sends = slot->snd.zc_sends,
-					 .zc_copied = slot->snd.zc_copied };
-}
-
-/*
- * -P: a child per stream. They connect, wait until all are connected, and
- * are let go at once; the total runs from then until the last one's time
- * ended (zcs's close, or its last byte if zcs did not close). Returns how
- * many streams failed (each said why on stderr).
- */
-static long run_parallel(const struct settings *s, struct meter *m, const struct tx_file *files,
-			 size_t n_files, struct summary *streams, struct summary *total)
-{
-	int go[2], out[MAX_STREAMS];
-	char release[MAX_STREAMS] = { 0 };
-	struct rusage ru0, ru1;
-	sigset_t stops;
-	long failed = 0;
-	uint64_t start, end = 0;
-	struct link link = { .ifname = "" };
-	struct link_sample la;
-
-	running.slots = mmap(NULL, s->streams * sizeof(*running.slots), PROT_READ | PROT_WRITE,
-			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (running.slots == MAP_FAILED)
-		err(1, "mmap");
-	if (pipe(go) < 0)
-		err(1, "pipe");
-	fflush(NULL);
-	sigemptyset(&stops);
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		sigaddset(&stops, stop_signals[i]);
-	for (long i = 0; i < s->streams; i++) {
-		int p[2];
-		pid_t pid;
-
-		if (pipe(p) < 0)
-			err(1, "pipe");
-		/* Each child is in running.pids before a stop signal can be handled. */
-		sigprocmask(SIG_BLOCK, &stops, NULL);
-		pid = fork();
-		if (pid < 0)
-			err(1, "fork");
-		if (pid == 0) {
-			struct start_line line = { .ready = p[1], .go = go[0] };
-
-			close(go[1]);
-			close(p[0]);
-			for (long k = 0; k < i; k++)
-				close(out[k]);
-			stream_child(s, i, files, n_files, &line);
-		}
-		running.pids[i] = pid;
-		running.n_pids = i + 1;
-		sigprocmask(SIG_UNBLOCK, &stops, NULL);
-		close(p[1]);
-		out[i] = p[0];
-	}
-	close(go[0]);
-	/* A stream that fails to connect exits: its pipe reads as ended, not ready. */
-	hear_from_each(out, s->streams);
-	if (m)
-		meter_at(m, METER_FIRST_BYTE);
-	for (long i = 0; i < s->streams && !link.ifname[0]; i++)
-		link = running.slots[i].sum.link;
-	if (link.ifname[0])
-		link_take(&link, &la);
-	getrusage(RUSAGE_CHILDREN, &ru0);
-	start = timing_now_ns();
-	/* EPIPE: every stream has failed already. */
-	if (write(go[1], release, s->streams) < 0 && errno != EPIPE)
-		err(1, "starting the streams");
-	close(go[1]);
-	hear_from_each(out, s->streams);
-	if (m)
-		meter_at(m, METER_LAST_BYTE);
-	*total = (struct summary){ .confirmed = 1, .rate = s->rate_bytes_per_sec };
-	for (long i = 0; i < s->streams; i++) {
-		int status;
-
-		while (waitpid(running.pids[i], &status, 0) < 0)
-			if (errno != EINTR)
-				err(1, "waitpid");
-		running.pids[i] = 0;
-		close(out[i]);
-		collect_stream(i, status, &streams[i]);
-		if (streams[i].failed) {
-			failed++;
-			continue;
-		}
-		total->bytes += streams[i].bytes;
-		total->confirmed &= streams[i].confirmed;
-		total->zc_sends += streams[i].zc_sends;
-		total->zc_copied += streams[i].zc_copied;
-		if (streams[i].end_ns > end)
-			end = streams[i].end_ns;
-	}
-	if (m && total->confirmed)
-		meter_at(m, METER_CLOSED);
-	if (link.ifname[0]) {
-		total->link = link;
-		total->linked = link_end(&link, &la, &total->link_fig);
-	}
-	total->ns = end > start ? end - start : 0;
-	getrusage(RUSAGE_CHILDREN, &ru1);
-	total->user_secs = timeval_secs(ru1.ru_utime) - timeval_secs(ru0.ru_utime);
-	total->sys_secs = timeval_secs(ru1.ru_stime) - timeval_secs(ru0.ru_stime);
-	return failed;
 }
 
 /* Each stream's line, then the total's. */
@@ -954,7 +572,7 @@ static void report(const struct settings *s, struct meter *m, size_t n_files,
 		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
 			"above runs to the last byte sent, unconfirmed", s->close_wait_secs);
 	if (!meter_ok)
-		errx(1, "%s during the transfer: no load figure", m->soak.err);
+		errx(1, "%s during the transfer: no load figure", meter_error(m));
 	if (m && m->note[0])
 		warnx("note: %s", m->note);
 	if (below_rate(sum))
@@ -992,7 +610,7 @@ int main(int argc, char **argv)
 	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */
 	if (s.streams == 1) {
 		sender_setup(&snd, &s);
-		running.snd = &snd;
+		stop_signals_count(&snd);
 	}
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
@@ -1000,7 +618,7 @@ int main(int argc, char **argv)
 	if (s.n_cpu_list == 1 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
 	if (m && s.tare_ms > 0 && meter_tare(m, s.tare_ms) < 0)
-		meter_failed(m);
+		meter_die(m);
 	if (s.streams > 1)
 		failed = run_parallel(&s, m, files, n_files, streams, &sum);
 	else

@@ -230,6 +230,11 @@ static void the_table_is_consistent(void)
 	CHECK(tx_find_mode("zero") == NULL);
 	CHECK_STR(tx_mode_names(0), "sendfile, send, write, splice, zerocopy, uring or uring-zc");
 	CHECK_STR(tx_mode_names(1), "zerocopy, uring or uring-zc");
+	/* The memory rule, beside the depth rule: half the host's memory, for the chunked modes. */
+	CHECK(tx_buffers_fit(tx_find_mode("send"), 1000, 2000));
+	CHECK(!tx_buffers_fit(tx_find_mode("send"), 1001, 2000));
+	CHECK(tx_buffers_fit(tx_find_mode("sendfile"), 1001, 2000));
+	CHECK(tx_buffers_fit(tx_find_mode("zerocopy"), 1001, 0));
 }
 
 /* MSG_ZEROCOPY ids are 32 bits and wrap: a buffer's ids may straddle 2^32. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "../lib/opt.h"
 #include "../lib/proto.h"
 #include "../lib/timing.h"
 #include "tx.h"
@@ -46,6 +47,11 @@ unsigned tx_default_depth(size_t bufsize, unsigned streams, rlim_t pin_limit)
 	return depth > 0 ? depth : 1;
 }
 
+int tx_buffers_fit(const struct send_mode *mode, uint64_t bytes, uint64_t host)
+{
+	return !mode->chunked || host == 0 || bytes <= host / 2;
+}
+
 const struct send_mode *const tx_modes[] = {
 	&tx_sendfile, &tx_send, &tx_write, &tx_splice, &tx_zerocopy, &tx_uring, &tx_uring_zc, NULL,
 };
@@ -61,21 +67,16 @@ const struct send_mode *tx_find_mode(const char *name)
 const char *tx_mode_names(int queued_only)
 {
 	static char names[2][256];
-	char *out = names[!!queued_only];
-	const char *last = NULL;
-	size_t len = 0;
+	const char *list[16];
+	size_t n = 0;
 
-	if (out[0])
-		return out;
-	for (const struct send_mode *const *m = tx_modes; *m; m++) {
-		if (queued_only && !(*m)->queued)
-			continue;
-		if (last)
-			len += snprintf(out + len, sizeof(names[0]) - len, "%s%s", len ? ", " : "", last);
-		last = (*m)->name;
+	if (!names[!!queued_only][0]) {
+		for (const struct send_mode *const *m = tx_modes; *m && n < 16; m++)
+			if (!queued_only || (*m)->queued)
+				list[n++] = (*m)->name;
+		opt_join_names(names[!!queued_only], sizeof(names[0]), list, n);
 	}
-	snprintf(out + len, sizeof(names[0]) - len, "%s%s", len ? " or " : "", last);
-	return out;
+	return names[!!queued_only];
 }
 
 void tx_sender_setup(struct sender *snd, const struct send_mode *mode, size_t bufsize,

@@ -80,6 +80,14 @@ rlim_t tx_pin_limit(void);
  */
 unsigned tx_default_depth(size_t bufsize, unsigned streams, rlim_t pin_limit);
 
+/*
+ * The buffers every stream holds, depth x bufsize x streams (bytes), are
+ * allocated (and in the queued modes pinned) before anything is sent: a
+ * chunked mode's must fit in half of the host's memory (host bytes; 0:
+ * unknown, and they fit). 1 if they do.
+ */
+int tx_buffers_fit(const struct send_mode *mode, uint64_t bytes, uint64_t host);
+
 /* The mode of that name, or NULL. */
 const struct send_mode *tx_find_mode(const char *name);
 

@@ -1,0 +1,120 @@
+/*
+ * zcc's own header: its settings and a stream's summary, shared by zcc.c (the
+ * options, one stream, the report) and parallel.c (-P's streams, their start
+ * and the stop signals).
+ */
+#ifndef ZC_ZCC_H
+#define ZC_ZCC_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "lib/link.h"
+#include "lib/meter.h"
+#include "lib/net.h"
+#include "tx/tx.h"
+
+/* -P: the most streams at once. */
+#define MAX_STREAMS 64
+
+struct settings {
+	int debug;
+	int json;		/* -J */
+	long bufsize;
+	int cpu;		/* -B: the first CPU, or -1 */
+	int cpu_list[MAX_STREAMS];	/* -B's CPUs; with -P, stream i runs on [i % n] */
+	int n_cpu_list;
+	long streams;		/* -P */
+	uint64_t rate_bytes_per_sec;	/* -R: the whole transfer's, split across the streams; 0 */
+	struct net_sockopts sockopts;
+	long loops;
+	int port;
+	const struct send_mode *mode;
+	long depth;
+	int cork;
+	int measure_cpu;
+	long tare_ms;
+	long close_wait_secs;
+	int calibrate_only;	/* -C */
+	int n_cpus; /* 0: every CPU in the affinity mask */
+	const char *server;
+	char **paths;
+	int n_paths;
+};
+
+
+/* Everything a summary says, as numbers: one stream's, or -P's total. */
+struct summary {
+	uint64_t bytes, ns;
+	uint64_t end_ns;	/* when its time stopped (CLOCK_MONOTONIC) */
+	int confirmed;		/* zcs closed the connection within -W */
+	int failed;		/* -P: the stream failed; bytes is what it sent first */
+	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts; 0 */
+	double user_secs, sys_secs;
+	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
+	int metered;		/* -c, and the meter worked throughout */
+	struct soak_figures fig;	/* the meter's */
+	struct link link;	/* the interface the stream went out of */
+	int linked;		/* found, and counted over the time */
+	struct link_figures link_fig;
+};
+
+/*
+ * How a stream starts and ends: alone, it takes the meter's samples itself;
+ * as one of -P's, it writes a byte on `ready` (its own pipe to the parent)
+ * once connected and another at its last byte, and waits for a byte on `go`,
+ * so that all start at once. End-of-file on `go` means zcc has gone.
+ */
+struct start_line {
+	int ready, go;		/* -1, -1: alone */
+};
+
+/* zcc.c: */
+
+/* The mode's buffers, pipe or ring, before anything is connected. */
+void sender_setup(struct sender *snd, const struct settings *s);
+
+/*
+ * One stream, from a sender set up for its mode: connect, send the files -n
+ * times, wait for zcs to close (for -W at most), and fill in its summary. The
+ * time runs to zcs's close, or to the last byte if zcs did not close; alone,
+ * with a meter (m), the meter's window ends at the same moment.
+ */
+void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
+		size_t n_files, const struct start_line *line, struct meter *m,
+		struct summary *sum);
+
+/*
+ * -c: the meter's samples, all taken here: the first byte's failing ends the
+ * run; a later one's spoils the figures, which the run says after its summary.
+ */
+void meter_at(struct meter *m, enum meter_moment when);
+
+/* parallel.c: */
+
+/*
+ * SIGINT, SIGTERM and SIGHUP, and zcc's exit, stop the streams and the
+ * meter's soakers and reap them; a signal says how far the run got (snd's
+ * count alone, the streams' with -P) and exits 1.
+ */
+void catch_stop_signals(void);
+/* What a stop signal counts alone: the one stream's sender. */
+void stop_signals_count(const struct sender *snd);
+/* What it stops besides the streams: the meter's soakers, from before they start. */
+void stop_signals_end_meter(struct meter *m);
+
+/* A stream's start line, as one of -P's: ready to go, or at its last byte. */
+void tell_the_parent(const struct start_line *line);
+/* Ready, and wait for the others; zcc gone, the stream ends. */
+void wait_for_the_others(const struct start_line *line);
+
+/*
+ * -P: a child per stream. They connect, wait until all are connected, and
+ * are let go at once; the total runs from then until the last one's time
+ * ended (zcs's close, or its last byte if zcs did not close). Returns how
+ * many streams failed (each said why on stderr).
+ */
+long run_parallel(const struct settings *s, struct meter *m, const struct tx_file *files,
+		  size_t n_files, struct summary *streams, struct summary *total);
+
+#endif
