@@ -21,7 +21,10 @@ LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table and the stream (tx), and a file per family.
 TX_MODULES = tx copy splice zerocopy uring
 TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
-UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx
+# zcs's receive modes: the table and the buffers (rx), and a file per family.
+RX_MODULES = rx copy splice zerocopy
+RX_OBJS = $(RX_MODULES:%=$(BUILD)/rx/%.o)
+UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx $(BUILD)/tests/test_rx
 TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
@@ -56,15 +59,20 @@ $(BUILD)/libzc.a: $(LIB_OBJS)
 $(BUILD)/libtx.a: $(TX_OBJS)
 	$(AR) rcs $@ $^
 
-# zcc and test_tx link the transmit modes before lib/, which they use.
+$(BUILD)/librx.a: $(RX_OBJS)
+	$(AR) rcs $@ $^
+
+# zcc and test_tx link the transmit modes, zcs the receive modes, before lib/, which they use.
 zcc: $(BUILD)/parallel.o $(BUILD)/libtx.a
+zcs: $(BUILD)/librx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
+$(BUILD)/tests/test_rx: $(BUILD)/librx.a
 
 $(PROGS): %: $(BUILD)/%.o $(BUILD)/libzc.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a %/librx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a %/librx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
 
 check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
 	@bash tests/run.sh $(UNIT_TESTS)

@@ -36,6 +36,8 @@ bench_cleanup() {
 
 # zcc's send modes, as its table (tx/) lists them; t_man.sh checks that they are.
 BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc
+# zcs -m, in the order `zcs -m '?'` lists them (tests/t_man.sh holds them to it).
+BENCH_RECV_MODES=read,trunc,splice,zerocopy
 
 # bench_unconverged RUNS_CSV WIDTH [RATE]: a line for each cell of a
 # zc-matrix runs CSV whose service demand's interval is wider than WIDTH% of

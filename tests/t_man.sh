@@ -54,28 +54,35 @@ test_the_pages_say_what_W_bounds_and_what_the_counts_are() {
 		fail "zcs.1: which modes read headers exactly"
 }
 
-# zcc's table of modes (tx/) is the one list: the unknown-mode message says
-# it, and zcc.1's -m entries and zc-matrix's modes must be the same list.
+# zcc's table of modes (tx/) is the one list: `zcc -m '?'` prints it, the
+# unknown-mode message says it, and zcc.1's -m entries and the benchmarks'
+# modes must be the same list.
 test_every_list_of_send_modes_is_the_table() {
 	local table
-	table=$("$ROOT/zcc" -m '?' -s localhost /etc/hostname 2>&1 |
-		sed -n "s/^zcc: -m '?': unknown mode (\(.*\))\$/\1/p" | sed 's/ or /, /')
-	[ -n "$table" ] || fail "no list of modes from zcc"
+	table=$("$ROOT/zcc" -m '?' | paste -sd, | sed 's/,/, /g')
+	[ "$(echo "$table" | wc -w)" -ge 7 ] || fail "no list of modes from zcc -m '?': $table"
+	expect_eq "$("$ROOT/zcc" -m peek -s localhost /etc/hostname 2>&1 |
+		sed -n "s/^zcc: -m 'peek': unknown mode (\(.*\))\$/\1/p" | sed 's/ or /, /')" "$table" \
+		"the unknown-mode message's modes"
 	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcc.1" | paste -sd, | sed 's/,/, /g')" "$table" \
 		"zcc.1's modes"
 	expect_eq "$(sed -n 's/^BENCH_SEND_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$table" \
 		"the benchmarks' modes"
 }
 
-# zcs's receive modes: its unknown-mode message, zcs.1's -m entries and the
-# modes zc-matrix --recv takes are one list.
+# zcs's receive modes (rx/): `zcs -m '?'`, its unknown-mode message, zcs.1's
+# -m entries and the modes zc-matrix --recv and zc-report take are one list.
 test_every_list_of_receive_modes_is_zcs_own() {
 	local modes
-	modes=$("$ROOT/zcs" -m '?' 2>&1 | sed -n "s/^zcs: -m '?': unknown mode (\(.*\))\$/\1/p" | sed 's/ or /, /')
-	[ -n "$modes" ] || fail "no list of modes from zcs"
+	modes=$("$ROOT/zcs" -m '?' | paste -sd, | sed 's/,/, /g')
+	[ "$(echo "$modes" | wc -w)" -ge 4 ] || fail "no list of modes from zcs -m '?': $modes"
+	expect_eq "$("$ROOT/zcs" -m peek 2>&1 | sed -n "s/^zcs: -m 'peek': unknown mode (\(.*\))\$/\1/p" |
+		sed 's/ or /, /')" "$modes" "the unknown-mode message's modes"
 	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcs.1" | paste -sd, | sed 's/,/, /g')" "$modes" "zcs.1's modes"
-	expect_eq "$(sed -n 's/^\tcase "$m" in \(.*\)) ;; \*) usage_die "--recv.*/\1/p' "$ROOT/scripts/zc-matrix" |
-		sed 's/ | /, /g')" "$modes" "zc-matrix --recv's modes"
+	expect_eq "$(sed -n 's/^BENCH_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$modes" \
+		"zc-matrix --recv's and zc-report's modes"
+	! grep -n 'read,trunc,splice\|read | trunc' "$ROOT/scripts/zc-matrix" "$ROOT/scripts/zc-report" ||
+		fail "a list of receive modes of the scripts' own"
 }
 
 # -o keeps make from rebuilding the programs (a sanitized test run stays sanitized).

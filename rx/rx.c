@@ -1,0 +1,125 @@
+#include <err.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../lib/net.h"
+#include "../lib/opt.h"
+#include "rx.h"
+
+const struct recv_mode *const rx_modes[] = {
+	&rx_read, &rx_trunc, &rx_splice, &rx_zerocopy, NULL,
+};
+
+const struct recv_mode *rx_find_mode(const char *name)
+{
+	for (const struct recv_mode *const *m = rx_modes; *m; m++)
+		if (strcmp(name, (*m)->name) == 0)
+			return *m;
+	return NULL;
+}
+
+const char *rx_mode_names(void)
+{
+	static char names[256];
+	const char *list[16];
+	size_t n = 0;
+
+	if (!names[0]) {
+		for (const struct recv_mode *const *m = rx_modes; *m && n < 16; m++)
+			list[n++] = (*m)->name;
+		opt_join_names(names, sizeof(names), list, n);
+	}
+	return names;
+}
+
+void rx_check(const struct recv_mode *mode, size_t bufsize)
+{
+	int trial[2];
+
+	if (!mode->needs_pipe)
+		return;
+	net_splice_pipe(trial, bufsize);
+	close(trial[0]);
+	close(trial[1]);
+}
+
+void rx_check_listening(const struct recv_mode *mode, int lfd)
+{
+	if (mode->check)
+		mode->check(lfd);
+}
+
+void rx_init(struct receiver *r, int fd, const struct recv_mode *mode, size_t bufsize,
+	     const char *peer, int debug)
+{
+	*r = (struct receiver){ .fd = fd, .mode = mode, .peer = peer, .debug = debug,
+				.bufsize = bufsize, .pipe = { -1, -1 }, .devnull = -1 };
+	proto_rx_init(&r->rx);
+}
+
+void rx_take_buffers(struct receiver *r)
+{
+	r->buf = malloc(r->bufsize);
+	if (!r->buf)
+		err(1, "allocating a %zu-byte buffer", r->bufsize);
+	if (r->mode->needs_pipe) {
+		net_splice_pipe(r->pipe, r->bufsize);
+		r->devnull = open("/dev/null", O_WRONLY);
+		if (r->devnull < 0)
+			err(1, "/dev/null");
+	}
+	if (r->mode->setup)
+		r->mode->setup(r);
+}
+
+uint64_t rx_read_what_came(struct receiver *r)
+{
+	uint64_t got = 0;
+	ssize_t n;
+
+	if (!r->buf)
+		rx_take_buffers(r);
+	while ((n = recv(r->fd, r->buf, r->bufsize, MSG_DONTWAIT)) > 0) {
+		proto_rx_feed(&r->rx, r->buf, n);
+		got += n;
+	}
+	return got;
+}
+
+void rx_close(struct receiver *r)
+{
+	if (r->buf && r->mode->close)
+		r->mode->close(r);
+	for (int i = 0; i < 2; i++)
+		if (r->pipe[i] >= 0)
+			close(r->pipe[i]);
+	if (r->devnull >= 0)
+		close(r->devnull);
+	free(r->buf);
+	r->buf = NULL;
+	r->pipe[0] = r->pipe[1] = r->devnull = -1;
+}
+
+ssize_t rx_read_and_feed(struct receiver *r, size_t len)
+{
+	ssize_t n = read(r->fd, r->buf, len && len < r->bufsize ? len : r->bufsize);
+
+	if (n > 0)
+		proto_rx_feed(&r->rx, r->buf, n);
+	return n;
+}
+
+ssize_t rx_receive_header(struct receiver *r)
+{
+	return rx_read_and_feed(r, proto_rx_header_due(&r->rx));
+}
+
+size_t rx_data_chunk(const struct receiver *r)
+{
+	uint32_t data = proto_rx_data_due(&r->rx);
+
+	return data < r->bufsize ? data : r->bufsize;
+}

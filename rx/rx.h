@@ -1,0 +1,101 @@
+/*
+ * rx: zcs's receive modes, the twin of tx/. Each family of modes is a file of
+ * its own (copy.c: read, trunc; splice.c; zerocopy.c) that defines its
+ * modes' rows; rx.c holds the table of them and what they share: the
+ * connection's buffers, taken when data first comes, and the reads that
+ * feed the stream's decoder. A new mode is a file (or a function in one)
+ * and a row of rx_modes[].
+ */
+#ifndef ZC_RX_H
+#define ZC_RX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../lib/proto.h"
+
+struct receiver;
+
+/*
+ * A way of receiving: a check of the listening socket that fails zcs at its
+ * start, not each connection, where the kernel cannot do the mode; what it
+ * takes besides the buffer when data first comes; and the receive itself,
+ * which takes what arrives next, feeds the decoder, and returns how many
+ * bytes it took from the socket, 0 at the end, -1 with errno. The facts
+ * zcs needs about it besides.
+ */
+struct recv_mode {
+	const char *name;
+	void (*check)(int lfd);
+	void (*setup)(struct receiver *r);
+	ssize_t (*receive)(struct receiver *r);
+	void (*close)(struct receiver *r);
+	int maps;		/* takes data by mapping it: its summary counts the bytes mapped */
+	int needs_pipe;		/* moves the data through a pipe of -b bytes, to /dev/null */
+};
+
+/* Every mode, in the order -m's lists give them; NULL ends the table. */
+extern const struct recv_mode *const rx_modes[];
+
+/* The mode of that name, or NULL. */
+const struct recv_mode *rx_find_mode(const char *name);
+
+/* The modes' names, "a, b or c". */
+const char *rx_mode_names(void);
+
+/* One connection's receiving: the socket, the mode's buffers, the decoder. */
+struct receiver {
+	int fd;
+	const struct recv_mode *mode;
+	const char *peer;
+	int debug;
+	unsigned char *buf;	/* NULL until data first comes */
+	size_t bufsize;
+	int pipe[2];		/* needs_pipe */
+	int devnull;		/* needs_pipe */
+	unsigned char *map;	/* maps: the window the kernel maps received pages into */
+	size_t map_bytes;
+	uint32_t page;		/* maps: the page size, what the kernel maps in */
+	uint64_t mapped_bytes;	/* maps: received by mapping, not by read() */
+	int told_why;		/* zerocopy -d: why nothing was mapped, said once */
+	struct proto_rx rx;
+};
+
+/*
+ * Before anything starts: a pipe of bufsize bytes, where the mode needs one
+ * (each connection makes its own, and one that cannot be made fails zcs
+ * now, not them); a failure ends zcs with err(1).
+ */
+void rx_check(const struct recv_mode *mode, size_t bufsize);
+/* Then, on the listening socket, whatever else the kernel may not do for the mode. */
+void rx_check_listening(const struct recv_mode *mode, int lfd);
+
+/* A connection accepted: nothing taken yet. */
+void rx_init(struct receiver *r, int fd, const struct recv_mode *mode, size_t bufsize,
+	     const char *peer, int debug);
+
+/*
+ * The buffer and the mode's pipe or window, when the first data (or the
+ * end) comes, not at accept(): a connection that sends nothing costs no
+ * more than its process. Failures end the connection's process, err(1).
+ */
+void rx_take_buffers(struct receiver *r);
+
+/* What came and is queued (less than SO_RCVLOWAT, say), read without waiting and decoded. */
+uint64_t rx_read_what_came(struct receiver *r);
+
+/* Whatever was taken; the socket stays open. */
+void rx_close(struct receiver *r);
+
+/* For the modes' files: read() up to len bytes (0: the buffer's size) and decode them. */
+ssize_t rx_read_and_feed(struct receiver *r, size_t len);
+/* The headers, exactly the bytes due, so that file data never lands in the buffer. */
+ssize_t rx_receive_header(struct receiver *r);
+/* The file data due now, at most a buffer's worth. */
+size_t rx_data_chunk(const struct receiver *r);
+
+/* The rows the families define. */
+extern const struct recv_mode rx_read, rx_trunc, rx_splice, rx_zerocopy;
+
+#endif
