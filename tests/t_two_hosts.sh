@@ -1,12 +1,12 @@
 #!/bin/bash
-# README.zc, "Between two hosts": the one-machine walk-through, run as
+# docs/two-hosts.txt (README.zc's "Between two hosts" step by step): the one-machine walk-through, run as
 # written (the namespaces' and interfaces' names made unique), in two
 # network namespaces joined by a veth pair.
 . "$(dirname "$0")/lib.sh"
 
-# walkthrough: the README's "# " command lines after "To try the steps".
+# walkthrough: docs/two-hosts.txt's "# " command lines.
 walkthrough() {
-	sed -n '/^Between two hosts$/,/^tests\/t_two_hosts.sh/p' "$ROOT/README.zc" |
+	sed -n '/^Between two hosts$/,/^tests\/t_two_hosts.sh/p' "$ROOT/docs/two-hosts.txt" |
 		sed -n 's/^    # //p'
 }
 
@@ -16,7 +16,7 @@ test_the_readme_walkthrough_measures_each_end_in_its_own_run() {
 	ip netns add "$ns_r" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "$ns_r"
 	NETNS+=("$ns_r" "$ns_s")
-	[ "$(walkthrough | wc -l)" -ge 10 ] || fail "no walk-through in README.zc: $(walkthrough)"
+	[ "$(walkthrough | wc -l)" -ge 10 ] || fail "no walk-through in docs/two-hosts.txt: $(walkthrough)"
 	walkthrough | grep -qx 'ip netns exec zc-recv ./zcs -c &' || fail "the walk-through has no zcs -c"
 	make_files "$T/files"
 	mkdir -p "$T/bin"
