@@ -435,6 +435,21 @@ test_report_of_a_saved_runs_csv_is_the_runners_own() {
 	expect_eq "$(sed 's|swapped.csv|out/zc-matrix-runs.csv|' "$T/report2")" "$(cat "$T/report")" "the report of the swapped columns"
 }
 
+# A saved run renders as it did: tests/report-runs.csv is a zc-matrix run
+# (--modes sendfile,send,zerocopy --recv read,trunc --rate auto, two rounds
+# of each), and tests/report-expected.txt and report-cells.csv are what
+# zc-report made of it when it was saved. A change to the scripts that moves
+# one figure, one column or one line of the report fails here.
+test_report_of_a_saved_run_is_byte_for_byte_what_it_was() {
+	cp "$ROOT/tests/report-runs.csv" "$T/"
+	(cd "$T" && bash "$ROOT/scripts/zc-report" --out "$T/o" report-runs.csv >"$T/report" 2>&1) ||
+		fail "zc-report failed: $(cat "$T/report")"
+	grep -v '^# no plot\|^# plot written\|^# the same plot' "$T/report" | sed "s|$T/o/|OUT/|g" >"$T/got"
+	diff -u "$ROOT/tests/report-expected.txt" "$T/got" >"$T/diff" || fail "the report moved: $(cat "$T/diff")"
+	cmp -s "$ROOT/tests/report-cells.csv" "$T/o/zc-matrix.csv" ||
+		fail "the cells CSV moved: $(diff "$ROOT/tests/report-cells.csv" "$T/o/zc-matrix.csv")"
+}
+
 test_report_names_what_is_wrong_with_its_input() {
 	local rc=0
 	printf 'round,mode\n1,send\n' >"$T/bad.csv"
