@@ -62,9 +62,10 @@ $(BUILD)/libtx.a: $(TX_OBJS)
 $(BUILD)/librx.a: $(RX_OBJS)
 	$(AR) rcs $@ $^
 
-# zcc and test_tx link the transmit modes, zcs the receive modes, before lib/, which they use.
+# zcc links -P's streams and the transmit modes, zcs the host's meter and the receive
+# modes, and test_tx and test_rx their modes, before lib/, which they use.
 zcc: $(BUILD)/parallel.o $(BUILD)/libtx.a
-zcs: $(BUILD)/librx.a
+zcs: $(BUILD)/hostmeter.o $(BUILD)/librx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a
 

@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hostmeter.h"
 #include "lib/cpu.h"
 #include "lib/json.h"
 #include "lib/link.h"
@@ -68,6 +68,7 @@ struct interval {
 /* What the parent learns of a connection as it accepts it, before its child is forked. */
 struct arrival {
 	int shared;		/* -c: another connection was open in its tare, or its transfer */
+	uint64_t accepted_as;	/* -c: the board's count with this connection */
 	int linked;		/* its interface was found, and counted throughout */
 	struct link link;
 	struct link_sample link_at;	/* its counters at accept() */
@@ -80,30 +81,7 @@ struct conn {
 	size_t n_intervals;
 	struct arrival arr;	/* as the parent accepted it */
 	struct link_figures link_fig;
-	uint64_t accepted_as;	/* -c: the board's count with this connection */
 	int idle_closed;	/* -W: ended for sending nothing for that long */
-};
-
-/*
- * -c: the soakers run for as long as zcs does. The parent samples them every
- * METER_PERIOD_MS while it waits, into a ring, and at each accept() takes the
- * connection's tare from it: the last -T ms before the connection came. The
- * board, in memory shared with every child, says whether another connection
- * was open in a connection's tare or transfer, when the soakers counted both.
- */
-#define METER_PERIOD_MS 100
-
-struct board {
-	uint64_t accepted;	/* connections so far */
-	int open;		/* connections being served */
-	uint64_t last_end_ns;	/* when the latest one ended (CLOCK_MONOTONIC) */
-};
-
-/* -c: the meter, its ring of samples, and the board; NULL without -c. */
-struct server_meter {
-	struct meter m;
-	struct meter_ring ring;
-	struct board *board;
 };
 
 static volatile sig_atomic_t tick;
@@ -285,7 +263,7 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 
 /* -J: the summary, every interval, the settings and the host, as one JSON object on a line. */
 static void print_summary_json(const struct settings *s, const struct conn *c,
-			       const struct server_meter *sm, uint64_t bytes, uint64_t ns,
+			       const struct hostmeter *hm, uint64_t bytes, uint64_t ns,
 			       const struct soak_figures *fig)
 {
 	const char *waiting = proto_rx_waiting_for(&c->r.rx);
@@ -339,7 +317,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_bool(&j, "idle_closed", c->idle_closed);
 	json_close(&j);
 	if (fig)
-		meter_json(&j, &sm->m, fig, c->arr.shared);
+		meter_json(&j, &hm->m, fig, c->arr.shared);
 	if (c->arr.linked)
 		link_json(&j, &c->arr.link, &c->link_fig);
 	else
@@ -366,25 +344,8 @@ static void report_interval(const struct settings *s, struct conn *c, uint64_t f
 		(struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes };
 }
 
-/*
- * -c: the connection's figures, over the window from its accept() to the
- * peer's close; NULL, said on stderr, when a soaker failed in it.
- */
-static const struct soak_figures *meter_window(struct conn *c, struct server_meter *sm,
-					       uint64_t bytes, struct soak_figures *fig)
-{
-	if (meter_mark(&sm->m, METER_LAST_BYTE) < 0) {
-		warnx("%s: %s during the transfer: no load figure", c->r.peer, meter_error(&sm->m));
-		return NULL;
-	}
-	if (__atomic_load_n(&sm->board->accepted, __ATOMIC_SEQ_CST) != c->accepted_as)
-		c->arr.shared = 1;
-	meter_figures(&sm->m, 0, bytes, fig);
-	return fig;
-}
-
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
-static int serve(int fd, const struct settings *s, struct server_meter *sm, const char *peer,
+static int serve(int fd, const struct settings *s, struct hostmeter *hm, const char *peer,
 		 const struct arrival *arr)
 {
 	uint64_t start = timing_now_ns(), last = start, last_data = start, bytes = 0, bytes_at_last = 0;
@@ -395,8 +356,6 @@ static int serve(int fd, const struct settings *s, struct server_meter *sm, cons
 	int incomplete;
 
 	rx_init(&c.r, fd, s->mode, s->bufsize, peer, s->debug);
-	if (sm)
-		c.accepted_as = sm->board->accepted;
 	net_set_receive_timeout(fd, s->idle_secs);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
@@ -436,16 +395,16 @@ static int serve(int fd, const struct settings *s, struct server_meter *sm, cons
 		break;
 	}
 	timing_tick_stop();
-	if (sm)
-		metered = meter_window(&c, sm, bytes, &fig);
+	if (hm)
+		metered = hostmeter_window(hm, peer, c.arr.accepted_as, bytes, &fig, &c.arr.shared);
 	if (c.arr.linked)
 		c.arr.linked = link_end(&c.arr.link, &c.arr.link_at, &c.link_fig);
 	if (s->json)
-		print_summary_json(s, &c, sm, bytes, timing_now_ns() - start, metered);
+		print_summary_json(s, &c, hm, bytes, timing_now_ns() - start, metered);
 	else
 		print_summary(s, &c, bytes, timing_now_ns() - start, metered);
-	if (metered && sm->m.note[0])
-		warnx("%s: note: %s", peer, sm->m.note);
+	if (metered && hm->m.note[0])
+		warnx("%s: note: %s", peer, hm->m.note);
 	if (s->debug)
 		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)c.r.rx.files_done);
 	/*
@@ -457,7 +416,7 @@ static int serve(int fd, const struct settings *s, struct server_meter *sm, cons
 	incomplete = proto_rx_waiting_for(&c.r.rx) != NULL;
 	rx_close(&c.r);
 	free(c.intervals);
-	return incomplete || (sm && !metered) ? 1 : 0;
+	return incomplete || (hm && !metered) ? 1 : 0;
 }
 
 /*
@@ -466,7 +425,7 @@ static int serve(int fd, const struct settings *s, struct server_meter *sm, cons
  */
 static struct {
 	int serving;
-	struct server_meter *sm;
+	struct hostmeter *hm;
 } children;
 
 /*
@@ -475,59 +434,17 @@ static struct {
  */
 static void reap_children(int sig)
 {
-	struct server_meter *sm = children.sm;
+	struct hostmeter *hm = children.hm;
 	int saved = errno;
 	pid_t pid;
 
 	(void)sig;
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
-		if (sm && meter_reaped(&sm->m, pid))
+		if (hm && hostmeter_reaped(hm, pid))
 			continue;
 		__atomic_sub_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
-		if (!sm)
-			continue;
-		__atomic_sub_fetch(&sm->board->open, 1, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&sm->board->last_end_ns, timing_now_ns(), __ATOMIC_SEQ_CST);
 	}
 	errno = saved;
-}
-
-/* -c: one more sample into the ring, or the end of zcs. */
-static void sample(struct server_meter *sm)
-{
-	if (meter_ring_take(&sm->m, &sm->ring) < 0)
-		meter_die(&sm->m);
-}
-
-/*
- * -c: wait for a connection, sampling the soakers every METER_PERIOD_MS;
- * without the meter, accept() waits.
- */
-static void wait_for_connection(int lfd, struct server_meter *sm)
-{
-	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-
-	if (!sm)
-		return;
-	while (poll(&pfd, 1, METER_PERIOD_MS) <= 0 || (pfd.revents & POLLIN) == 0)
-		sample(sm);
-}
-
-/*
- * -c: the connection's tare, before its child is forked, and whether another
- * connection was open in it: one being served, or one that ended since the
- * tare began.
- */
-static int meter_accepted(const struct settings *s, struct server_meter *sm)
-{
-	int shared;
-
-	if (meter_ring_tare(&sm->m, &sm->ring, s->tare_ms) < 0)
-		meter_die(&sm->m);
-	shared = __atomic_add_fetch(&sm->board->open, 1, __ATOMIC_SEQ_CST) > 1 ||
-		 __atomic_load_n(&sm->board->last_end_ns, __ATOMIC_SEQ_CST) >= sm->m.tare_from_ns;
-	__atomic_add_fetch(&sm->board->accepted, 1, __ATOMIC_SEQ_CST);
-	return shared;
 }
 
 /*
@@ -565,7 +482,7 @@ static int accept_error_passes(int e)
  * listen queue (the kernel's handshake done, nothing read) until one ends;
  * said once. With -c the soakers are sampled meanwhile.
  */
-static void wait_below_the_bound(const struct settings *s, struct server_meter *sm)
+static void wait_below_the_bound(const struct settings *s, struct hostmeter *hm)
 {
 	static int said;
 
@@ -573,19 +490,19 @@ static void wait_below_the_bound(const struct settings *s, struct server_meter *
 		if (!said++)
 			warnx("%ld connections at once (-L %ld): the next wait to be accepted until "
 			      "one ends", s->max_conns, s->max_conns);
-		poll(NULL, 0, METER_PERIOD_MS);
-		if (sm)
-			sample(sm);
+		poll(NULL, 0, HOSTMETER_PERIOD_MS);
+		if (hm)
+			hostmeter_sample(hm);
 	}
 }
 
-static void accept_forever(int lfd, const struct settings *s, struct server_meter *sm)
+static void accept_forever(int lfd, const struct settings *s, struct hostmeter *hm)
 {
 	int last_error = 0;
 
 	struct sigaction sa = { .sa_handler = reap_children, .sa_flags = SA_RESTART };
 
-	children.sm = sm;
+	children.hm = hm;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGCHLD, &sa, NULL) < 0)
 		err(1, "sigaction SIGCHLD");
@@ -597,8 +514,9 @@ static void accept_forever(int lfd, const struct settings *s, struct server_mete
 		int fd;
 		pid_t pid;
 
-		wait_below_the_bound(s, sm);
-		wait_for_connection(lfd, sm);
+		wait_below_the_bound(s, hm);
+		if (hm)
+			hostmeter_wait(hm, lfd);
 		fd = accept(lfd, (struct sockaddr *)&ss, &len);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -616,10 +534,10 @@ static void accept_forever(int lfd, const struct settings *s, struct server_mete
 		net_addr_text((struct sockaddr *)&ss, len, peer, sizeof(peer));
 		if (s->debug)
 			fprintf(stderr, "zcs: connection from %s\n", peer);
-		if (sm)
-			arr.shared = meter_accepted(s, sm);
+		if (hm)
+			arr.shared = hostmeter_accepted(hm, &arr.accepted_as);
 		/* The link is counted for -c's line and -J. */
-		arr.linked = (sm || s->json) && link_find(&arr.link, fd) == 0;
+		arr.linked = (hm || s->json) && link_find(&arr.link, fd) == 0;
 		if (arr.linked)
 			link_take(&arr.link, &arr.link_at);
 		__atomic_add_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
@@ -627,8 +545,8 @@ static void accept_forever(int lfd, const struct settings *s, struct server_mete
 		if (pid < 0) {
 			warn("fork for %s", peer);
 			__atomic_sub_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
-			if (sm)
-				__atomic_sub_fetch(&sm->board->open, 1, __ATOMIC_SEQ_CST);
+			if (hm)
+				hostmeter_not_served(hm);
 		} else if (pid == 0) {
 			static char line_buf[BUFSIZ];
 
@@ -636,43 +554,15 @@ static void accept_forever(int lfd, const struct settings *s, struct server_mete
 			setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 			signal(SIGCHLD, SIG_DFL);
 			close(lfd);
-			exit(serve(fd, s, sm, peer, &arr));
+			exit(serve(fd, s, hm, peer, &arr));
 		}
 		close(fd);
 	}
 }
 
-/*
- * -c: the soakers on every CPU, for as long as zcs runs (they die with it,
- * PR_SET_PDEATHSIG), and the board.
- */
-static struct server_meter *start_meter(const struct settings *s)
-{
-	struct server_meter *sm = calloc(1, sizeof(*sm));
-
-	if (sm)
-		sm->board = mmap(NULL, sizeof(*sm->board), PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!sm || sm->board == MAP_FAILED)
-		err(1, "allocating the meter");
-	meter_start_or_exit(&sm->m, s->n_cpus, s->debug);
-	if (meter_ring_init(&sm->m, &sm->ring, s->tare_ms, METER_PERIOD_MS) < 0)
-		meter_die(&sm->m);
-	return sm;
-}
-
-/* -c: a whole tare's worth of samples before listening, so the first connection has one too. */
-static void warm_up(const struct settings *s, struct server_meter *sm)
-{
-	for (long ms = 0; ms < s->tare_ms; ms += METER_PERIOD_MS) {
-		usleep(METER_PERIOD_MS * 1000);
-		sample(sm);
-	}
-}
-
 int main(int argc, char **argv)
 {
-	struct server_meter *sm = NULL;
+	struct hostmeter *hm = NULL;
 	struct settings s;
 	int lfd;
 
@@ -683,14 +573,14 @@ int main(int argc, char **argv)
 	rx_check(s.mode, s.bufsize);
 	/* Soakers first: they cover every CPU, whichever one zcs itself is pinned to. */
 	if (s.measure_cpu)
-		sm = start_meter(&s);
+		hm = hostmeter_start(s.n_cpus, s.tare_ms, s.debug);
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
-	if (sm)
-		warm_up(&s, sm);
+	if (hm)
+		hostmeter_warm_up(hm);
 	lfd = net_listen(s.addr, s.port, &s.sockopts, s.debug);
 	rx_check_listening(s.mode, lfd);
 	if (s.debug)
 		fprintf(stderr, "zcs: receive mode %s, %ld-byte chunks\n", s.mode->name, s.bufsize);
-	accept_forever(lfd, &s, sm);
+	accept_forever(lfd, &s, hm);
 }

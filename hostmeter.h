@@ -1,0 +1,74 @@
+/*
+ * zcs -c: one meter for the whole host, held by the listening zcs for as long
+ * as it runs and read by every connection's child. The parent samples the
+ * soakers every HOSTMETER_PERIOD_MS while it waits, into a ring, and at each
+ * accept() takes the connection's tare from it: the last -T ms before the
+ * connection came. The board, in memory shared with every child, says
+ * whether another connection was open in a connection's tare or transfer,
+ * when the soakers counted both.
+ */
+#ifndef ZC_HOSTMETER_H
+#define ZC_HOSTMETER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/meter.h"
+
+#define HOSTMETER_PERIOD_MS 100
+
+struct board {
+	uint64_t accepted;	/* connections so far */
+	int open;		/* connections being served */
+	uint64_t last_end_ns;	/* when the latest one ended (CLOCK_MONOTONIC) */
+};
+
+/* The meter, its ring of samples, and the board. */
+struct hostmeter {
+	struct meter m;
+	struct meter_ring ring;
+	struct board *board;
+	long tare_ms;		/* -T */
+};
+
+/*
+ * The soakers on every CPU, for as long as zcs runs (they die with it,
+ * PR_SET_PDEATHSIG), and the board; a failure ends zcs, as meter_die says.
+ */
+struct hostmeter *hostmeter_start(int n_cpus, long tare_ms, int debug);
+
+/* A whole tare's worth of samples, so that the first connection has one too. */
+void hostmeter_warm_up(struct hostmeter *hm);
+
+/* One more sample into the ring, or the end of zcs. */
+void hostmeter_sample(struct hostmeter *hm);
+
+/* Until lfd has a connection to accept, sampling every HOSTMETER_PERIOD_MS. */
+void hostmeter_wait(struct hostmeter *hm, int lfd);
+
+/*
+ * A connection accepted, before its child is forked: its tare, and whether
+ * another connection was open in it (one being served, or one that ended
+ * since the tare began). *accepted_as is the board's count with it.
+ */
+int hostmeter_accepted(struct hostmeter *hm, uint64_t *accepted_as);
+
+/* A connection accepted that will not be served (its fork failed). */
+void hostmeter_not_served(struct hostmeter *hm);
+
+/*
+ * SIGCHLD's part, async-signal-safe: whether pid was a soaker (the next
+ * sample then says one is gone); if not, a connection has ended.
+ */
+int hostmeter_reaped(struct hostmeter *hm, pid_t pid);
+
+/*
+ * In the child, at the peer's close: the connection's figures over the
+ * window from its accept(), and *shared set if another connection came in
+ * it; NULL, said on stderr for peer, when a soaker failed in it.
+ */
+const struct soak_figures *hostmeter_window(struct hostmeter *hm, const char *peer,
+					    uint64_t accepted_as, uint64_t bytes,
+					    struct soak_figures *fig, int *shared);
+
+#endif
