@@ -26,8 +26,10 @@ test_J_counts_lo_by_softirqs_on_loopback() {
 		expect_eq "$(jq_py "$T/$f.json" 'objs[0]["link"]["interface"], objs[0]["link"]["counted"]')" \
 			"('lo', 'softirqs')" "$f's link"
 		# Every packet on lo is sent and received on lo: the two counts
-		# differ by what was in flight at the window's ends.
-		expect_eq "$(jq_py "$T/$f.json" '[objs[0]["link"][k] > 0 for k in ("rx_packets", "tx_packets", "interrupts")] + [abs(objs[0]["link"]["rx_packets"] - objs[0]["link"]["tx_packets"]) <= 4]')" \
+		# differ by what was in flight at the window's ends, sent and not
+		# yet taken from the backlog (5 of some 18,750 once, under the
+		# sanitizers; never more than a few dozen).
+		expect_eq "$(jq_py "$T/$f.json" '[objs[0]["link"][k] > 0 for k in ("rx_packets", "tx_packets", "interrupts")] + [abs(objs[0]["link"]["rx_packets"] - objs[0]["link"]["tx_packets"]) <= 32]')" \
 			"[True, True, True, True]" "$f's counts: $(cat "$T/$f.json")"
 		# The rates are the counts over the summary's time, to within 5%.
 		expect_eq "$(jq_py "$T/$f.json" 'abs(objs[0]["link"]["rx_pps"] * objs[0]["result"]["seconds"] / objs[0]["link"]["rx_packets"] - 1) < 0.05')" \
