@@ -118,11 +118,6 @@ field() {
 	printf '%s\n' "$1" | sed -n "s/.*, $2 \(-\{0,1\}[0-9.]*\)%.*/\1/p"
 }
 
-# A transfer long enough for /proc/stat's ticks (100 a second) to count.
-make_big_file() {
-	head -c $((64 << 20)) /dev/urandom >"$T/big"
-}
-
 # zcs_summaries: the summary lines zcs has printed so far, text or -J objects.
 zcs_summaries() {
 	grep -E '^(received |\{)' "$T/zcs.out" || true

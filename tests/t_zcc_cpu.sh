@@ -5,7 +5,7 @@
 
 test_c_appends_load_demand_kernel_view_and_own_cpu() {
 	local line load kernel secs own
-	make_big_file
+	make_big_file "$T/big" 64
 	calibrate_here
 	start_zcs
 	line=$(cd "$T" && "$ROOT/zcc" -c -n 20 -s 127.0.0.1 -p "$PORT" "$T/big")
@@ -42,7 +42,7 @@ test_c_measures_against_the_tare_and_says_when_the_file_is_off() {
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
 	cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
 		awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }')
-	make_big_file
+	make_big_file "$T/big" 64
 	calibrate_here
 	rate=$(head -n 1 "$T/counts_per_sec")
 	printf '%s\ncpus %s\n' $((rate * 2)) "$(allowed_cpus)" >"$T/counts_per_sec"
@@ -88,7 +88,7 @@ test_c_tares_away_a_steady_background_load() {
 		awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }')
 	bg_cpu=$(echo "$cpus" | sed -n 1p)
 	xfer_cpu=$(echo "$cpus" | sed -n 2p)
-	make_big_file
+	make_big_file "$T/big" 64
 	calibrate_here
 	start_zcs -B "$xfer_cpu"
 	run_zcc() {
@@ -183,7 +183,7 @@ test_C_calibrates_the_file_cyclesoak_reads() {
 # the soakers more than 1% of their CPUs far below 0.
 test_c_says_what_a_load_below_0_means() {
 	local rate
-	make_big_file
+	make_big_file "$T/big" 64
 	calibrate_here
 	rate=$(head -n 1 "$T/counts_per_sec")
 	printf '%s\ncpus %s\nspread 1.00%%\n' $((rate / 100)) "$(allowed_cpus)" >"$T/counts_per_sec"

@@ -16,7 +16,7 @@ send_big() {
 
 test_c_puts_load_demand_and_kernel_view_before_own_cpu() {
 	local line load kernel secs bytes
-	make_big_file
+	make_big_file "$T/big" 64
 	calibrate_here
 	start_zcs -c
 	send_big 20
@@ -45,7 +45,7 @@ test_c_puts_load_demand_and_kernel_view_before_own_cpu() {
 # connection was open in (or ended in) says so, and one alone does not.
 test_c_says_when_another_connection_shared_the_window() {
 	local n
-	make_big_file
+	make_big_file "$T/big" 64
 	calibrate_here
 	start_zcs -c -T 300
 	send_big 2
