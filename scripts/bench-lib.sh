@@ -3,9 +3,16 @@
 # the tests): free ports, the CPUs and host a run has, the protocol's stream
 # built independently of zc, zcs started, waited for and stopped by PID, the
 # 2001 file set and a large file in the page cache, one zcc run measured as
-# zcs counted it, and medians. Sourcing it only defines functions; a script calls bench_init
-# (after `set -eu`) for the scratch directory, the clean-up and the build, and
-# defines bench_on_exit if it has more to undo on exit.
+# zcs counted it, medians, and the runs CSV's columns. Sourcing it only
+# defines functions and names (among them the text of the awk libraries,
+# STATS_AWK, RUNS_AWK and JSON_AWK, to put before an awk program); a script
+# calls bench_init (after `set -eu`) for the scratch directory, the clean-up
+# and the build, and defines bench_on_exit if it has more to undo on exit.
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+STATS_AWK=$(cat "$BENCH_DIR/stats.awk")$'\n'
+RUNS_AWK=$(cat "$BENCH_DIR/runs.awk")$'\n'
+JSON_AWK=$(cat "$BENCH_DIR/json.awk")$'\n'
 
 # bench_init: sets ROOT and work, builds zcs and zcc, and cleans up on exit.
 bench_init() {
@@ -39,19 +46,36 @@ BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc
 # zcs -m, in the order `zcs -m '?'` lists them (tests/t_man.sh holds them to it).
 BENCH_RECV_MODES=read,trunc,splice,zerocopy
 
+# A zc-matrix runs CSV: one row per cell and round, these columns in this
+# order (zc-matrix writes them by these names, runs.awk reads them by name).
+# The cell: round, mode (zcc -m), bufsize (zcc -b, "-" for none), placement,
+# recv (zcs -m), offload (the sending interface's state, empty when it was
+# not switched), rate_bytes_per_sec (zcc -R, empty at full speed). The
+# figures: docs/programs.txt says what each is.
+BENCH_RUNS_COLUMNS="round mode bufsize placement recv mbytes_per_sec busy_pct_proc_stat
+	demand_proc_stat_us_per_kb zcc_us_per_kb zcs_us_per_kb mbytes_per_sec_metered load_pct demand_us_per_kb
+	kernel_pct meter_throughput_change_pct copied_pct mapped_pct ints_per_sec rx_pps tx_pps recv_load_pct
+	recv_demand_us_per_kb recv_kernel_pct recv_ints_per_sec recv_rx_pps recv_tx_pps offload rate_bytes_per_sec
+	rate_reached_pct rate_reached_pct_metered time_lost_pct slowdown_pct"
+BENCH_RUNS_COLUMNS=$(echo $BENCH_RUNS_COLUMNS)
+
+# column_of CSV NAME: the number of the CSV's column of that name, or nothing.
+column_of() {
+	head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1
+}
+
 # bench_unconverged RUNS_CSV WIDTH [RATE]: a line for each cell of a
 # zc-matrix runs CSV whose service demand's interval is wider than WIDTH% of
 # its median; nothing when every cell has converged. With RATE, only the
 # cells paced at it (bytes a second; empty: at full speed). Columns are read
 # by name.
 bench_unconverged() {
-	awk -F, -v width="$2" -v filter=$(($# >= 3)) -v rate="${3:-}" "$(cat "$(dirname "${BASH_SOURCE[0]}")/stats.awk")"'
-	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	awk -F, -v width="$2" -v filter=$(($# >= 3)) -v want="${3:-}" "$STATS_AWK$RUNS_AWK"'
 	{
-		paced = ("rate_bytes_per_sec" in c) ? $c["rate_bytes_per_sec"] : ""
-		if (filter && paced != rate)
+		paced = col("rate_bytes_per_sec")
+		if (filter && paced != want)
 			next
-		key = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((("offload" in c) && $c["offload"] != "") ? " " $c["offload"] : "") \
+		key = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] (col("offload") != "" ? " " col("offload") : "") \
 			(paced == "" ? "" : " paced at " paced)
 		d[key] = d[key] " " $c["demand_us_per_kb"]
 	}
@@ -131,15 +155,16 @@ random_port() {
 	echo $((10000 + RANDOM % (low - 10000)))
 }
 
-# bench_start_zcs PORT OUT [ARGS...]: a zcs on PORT writing its stdout to OUT and
-# its stderr to OUT.err, run under bench_zcs_prefix (e.g. ip netns exec),
-# and waited for until it listens; the command line is printed as a "#" line.
-# A zcs that refuses its arguments or its port ends the script, with its words.
+# bench_start_zcs PORT OUT [ARGS...]: a zcs -J on PORT writing its stdout (a
+# -J summary a connection, read by name) to OUT and its stderr to OUT.err,
+# run under bench_zcs_prefix (e.g. ip netns exec), and waited for until it
+# listens; the command line is printed as a "#" line. A zcs that refuses its
+# arguments or its port ends the script, with its words.
 bench_start_zcs() {
 	local port=$1 out=$2
 	shift 2
-	echo "# ${bench_zcs_prefix[*]}${bench_zcs_prefix:+ }$ROOT/zcs -d -p $port -t 3600 $*" | sed 's/ *$//'
-	"${bench_zcs_prefix[@]}" "$ROOT/zcs" -d -p "$port" -t 3600 "$@" >"$out" 2>"$out.err" &
+	echo "# ${bench_zcs_prefix[*]}${bench_zcs_prefix:+ }$ROOT/zcs -d -p $port -t 3600 -J $*" | sed 's/ *$//'
+	"${bench_zcs_prefix[@]}" "$ROOT/zcs" -d -p "$port" -t 3600 -J "$@" >"$out" 2>"$out.err" &
 	bench_pids+=($!)
 	bench_zcs_listening "$out.err" "${bench_pids[-1]}" 100 ||
 		bench_die "zcs $* did not start: $(cat "$out.err")"
@@ -172,10 +197,10 @@ make_big_file() {
 
 # zcc_mbs PORT ZCS_OUT SECS ZCC_ARGS... -- FILES...: runs zcc against the zcs
 # on PORT for about SECS seconds (a one-loop probe sets the loop count) and
-# prints MB/s (10^6 bytes) as that zcs counted it. The zcc command line goes
-# to fd 3 as a "#" line, with the files abbreviated.
+# prints MB/s (10^6 bytes) as that zcs counted it, read from its -J summary.
+# The zcc command line goes to fd 3 as a "#" line, with the files abbreviated.
 zcc_mbs() {
-	local port=$1 zcs_out=$2 secs=$3 loops n line what
+	local port=$1 zcs_out=$2 secs=$3 loops n what
 	local args=()
 	shift 3
 	while [ "$1" != -- ]; do
@@ -184,19 +209,18 @@ zcc_mbs() {
 	done
 	shift
 	if [ $# = 1 ]; then what="<$(basename "$1"), $(($(stat -c %s "$1") / 1048576)) MiB>"; else what="<$# files>"; fi
-	n=$(grep -c '^received ' "$zcs_out" || true)
-	"$ROOT/zcc" -s 127.0.0.1 -p "$port" -n 1 "${args[@]}" "$@" >"$work/probe"
-	loops=$(awk -v s="$secs" '{ n = int(s / $5 + 0.999); print n < 1 ? 1 : n }' "$work/probe")
+	n=$(grep -c '^{' "$zcs_out" || true)
+	"$ROOT/zcc" -J -s 127.0.0.1 -p "$port" -n 1 "${args[@]}" "$@" >"$work/probe"
+	loops=$(awk -v s="$secs" "$JSON_AWK"'{ n = int(s / json_num(json_result($0), "seconds") + 0.999); print n < 1 ? 1 : n }' "$work/probe")
 	echo "# $ROOT/zcc -s 127.0.0.1 -p $port -n $loops ${args[*]} $what" >&3
 	"$ROOT/zcc" -s 127.0.0.1 -p "$port" -n "$loops" "${args[@]}" "$@" >/dev/null
 	for _ in $(seq 1 100); do
-		[ "$(grep -c '^received ' "$zcs_out")" -ge $((n + 2)) ] && break
+		[ "$(grep -c '^{' "$zcs_out")" -ge $((n + 2)) ] && break
 		sleep 0.05
 	done
 	# The probe and the run: two more summaries.
-	[ "$(grep -c '^received ' "$zcs_out")" -ge $((n + 2)) ] || bench_die "zcs did not report the run"
-	line=$(grep '^received ' "$zcs_out" | tail -n 1)
-	awk -v l="$line" 'BEGIN { split(l, f, " "); printf "%.1f\n", f[2] / f[5] / 1e6 }'
+	[ "$(grep -c '^{' "$zcs_out")" -ge $((n + 2)) ] || bench_die "zcs did not report the run"
+	grep '^{' "$zcs_out" | tail -n 1 | awk "$JSON_AWK"'{ printf "%.1f\n", json_mbs($0) }'
 }
 
 # median: the median of the numbers on stdin (separated by blanks or lines).

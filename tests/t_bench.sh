@@ -391,7 +391,7 @@ test_matrix_offload_switches_records_and_restores() {
 		fail "zc-matrix failed: $(cat "$T/err")"
 	grep -q "^# offload: on and off on $IF_A (ethtool -K $IF_A sg STATE tx STATE; it was: tx on sg on)\$" "$T/table" ||
 		fail "no offload line: $(cat "$T/table")"
-	expect_eq "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $2 "=" $c["offload"] }' \
+	expect_eq "$(awk -F, "$RUNS_AWK"'{ print $c["mode"] "=" $c["offload"] }' \
 		"$T/out/zc-matrix-runs.csv" | sort | tr '\n' ' ')" \
 		"send=sg:off/tx:off send=sg:on/tx:on sendfile=sg:off/tx:off sendfile=sg:on/tx:on " "each cell's state read back"
 	for st in sg-off-tx-off sg-on-tx-on; do
@@ -450,6 +450,81 @@ test_report_of_a_saved_run_is_byte_for_byte_what_it_was() {
 		fail "the cells CSV moved: $(diff "$ROOT/tests/report-cells.csv" "$T/o/zc-matrix.csv")"
 }
 
+# runs_2001 RATE: a runs CSV (BENCH_RUNS_COLUMNS, written by name) of three
+# rounds of sendfile and send -b 65536, unpinned and separate, offloads on
+# and off, paced at RATE (empty: full speed), whose medians are known: load
+# base+2, kernel base-6, gap +8, where base is 10 a mode, 20 a placement and
+# 5 with the offloads off; send's demand 1.25 times sendfile's, and 1.25
+# times again with the offloads off.
+runs_2001() {
+	awk -v columns="$BENCH_RUNS_COLUMNS" -v rate="$1" 'BEGIN {
+		nc = split(columns, name, " ")
+		line = name[1]; for (i = 2; i <= nc; i++) line = line "," name[i]; print line
+		for (r = 1; r <= 3; r++) for (m = 1; m <= 2; m++) for (p = 1; p <= 2; p++) for (o = 0; o <= 1; o++) {
+			delete v
+			v["round"] = r; v["mode"] = m == 1 ? "sendfile" : "send"; v["bufsize"] = m == 1 ? "-" : 65536
+			v["placement"] = p == 1 ? "none" : "separate"; v["recv"] = "read"
+			v["offload"] = o ? "sg:off/tx:off" : "sg:on/tx:on"; v["rate_bytes_per_sec"] = rate
+			base = 10 * m + 20 * p + 5 * o
+			v["mbytes_per_sec"] = 900 + 10 * r + base; v["busy_pct_proc_stat"] = 50
+			v["demand_proc_stat_us_per_kb"] = 1; v["zcc_us_per_kb"] = 0.5; v["zcs_us_per_kb"] = 0.5
+			v["mbytes_per_sec_metered"] = 900; v["meter_throughput_change_pct"] = -1.0
+			v["load_pct"] = base + r; v["kernel_pct"] = base - 10 + 2 * r
+			v["demand_us_per_kb"] = sprintf("%.3f", (m == 1 ? 0.8 : 1.0) * (o ? 1.25 : 1) * (1 + r / 100))
+			v["ints_per_sec"] = 1000 * r + base; v["rx_pps"] = 2000 * r + base; v["tx_pps"] = 3000 * r + base + 100 * o
+			v["recv_load_pct"] = 30 + base + r; v["recv_kernel_pct"] = 25 + base + r
+			v["recv_demand_us_per_kb"] = sprintf("%.3f", 0.5 + r / 10); v["recv_ints_per_sec"] = 4000 + r
+			v["recv_rx_pps"] = 5000 + r; v["recv_tx_pps"] = 6000 + r
+			line = v[name[1]]; for (i = 2; i <= nc; i++) line = line "," v[name[i]]; print line
+		}
+	}'
+}
+
+# The 2001 table and the offloads' comparison are the report's, so a saved
+# run renders them again: each state's report in a directory of its own,
+# headed with the interface; the states compared cell by cell; the table's
+# medians, every one of them, where they belong; paced, the rate it was.
+test_report_renders_the_2001_table_and_the_offloads_from_a_saved_csv() {
+	runs_2001 "" >"$T/s.csv"
+	bash "$ROOT/scripts/zc-report" --table 2001 --interface veth-a --out "$T/o" "$T/s.csv" >"$T/rep" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	for st in sg:off/tx:off sg:on/tx:on; do
+		grep -qx "# offload $st (veth-a):" "$T/rep" || fail "no report of $st: $(cat "$T/rep")"
+		expect_eq "$(sed 1d "$T/o/offload-$(echo "$st" | tr ':/' '--')/zc-matrix-runs.csv" | wc -l)" 12 "runs in $st"
+	done
+	expect_eq "$(sed -n '/^Offloads: /,/^$/p' "$T/rep")" "$(cat <<'EOF'
+Offloads: the service demand (zcc -c) with sg:off/tx:off against sg:on/tx:on, the median of the
+rounds' paired ratios with its interval, and the sender's tx pps in each state:
+  placement none, zcs -m read, send -b 65536               +25.0% [+25.0, +25.0]  tx pps 6040 -> 6145
+  placement none, zcs -m read, sendfile                    +25.0% [+25.0, +25.0]  tx pps 6030 -> 6135
+  placement separate, zcs -m read, send -b 65536           +25.0% [+25.0, +25.0]  tx pps 6060 -> 6165
+  placement separate, zcs -m read, sendfile                +25.0% [+25.0, +25.0]  tx pps 6050 -> 6155
+EOF
+)" "the offloads compared"
+	expect_eq "$(sed -n '/^The 2001 table/,/^# CPU:/p' "$T/rep")" "$(cat <<'EOF'
+The 2001 table (README 2001, "Results"), measured here; each figure is the median of the rounds
+                                           CPU  kernel   gap  affine  kernel   gap    ints/s   rx pps   tx pps     MB/s  us/KB
+  sendfile():                            32.0%   24.0%  +8.0   52.0%   44.0%  +8.0      2030     4030     6030      950  0.816
+  send():                                42.0%   34.0%  +8.0   62.0%   54.0%  +8.0      2040     4040     6040      960  1.020
+  receiving (sendfile's stream):         62.0%   57.0%  +5.0   82.0%   77.0%  +5.0      4002     5002     6002      950  0.700
+
+  sendfile(), no xsum/SG:                37.0%   29.0%  +8.0   57.0%   49.0%  +8.0      2035     4035     6135      955  1.020
+  send(), no xsum/SG:                    47.0%   39.0%  +8.0   67.0%   59.0%  +8.0      2045     4045     6145      965  1.275
+  receiving, no xsum/SG at the sender:   67.0%   62.0%  +5.0   87.0%   82.0%  +5.0      4002     5002     6002      955  0.700
+# CPU: the host's load, zcc -c for the senders, zcs -c for the receiving rows, unpinned; affine: each end
+EOF
+)" "the 2001 table"
+	tail -n 1 "$T/rep" | grep -q 'here the rate differs' || fail "full speed, not said: $(tail -n 1 "$T/rep")"
+	# Paced: the table says the rate, as zcc -R took it.
+	runs_2001 536870912 >"$T/p.csv"
+	bash "$ROOT/scripts/zc-report" --table 2001 --out "$T/p" "$T/p.csv" >"$T/rep" 2>"$T/err" ||
+		fail "zc-report of the paced run failed: $(cat "$T/err")"
+	grep -qx 'The 2001 table (README 2001, "Results"), measured here paced at zcc -R 512m; each figure is the median of the rounds' \
+		"$T/rep" || fail "no rate in the table's heading: $(grep 2001 "$T/rep")"
+	grep -qx '# offload sg:on/tx:on:' "$T/rep" || fail "a heading without --interface: $(grep '^# offload' "$T/rep")"
+	tail -n 1 "$T/rep" | grep -q 'as this table does' || fail "paced, not said: $(tail -n 1 "$T/rep")"
+}
+
 test_report_names_what_is_wrong_with_its_input() {
 	local rc=0
 	printf 'round,mode\n1,send\n' >"$T/bad.csv"
@@ -472,6 +547,17 @@ test_report_names_what_is_wrong_with_its_input() {
 	rc=0
 	bash "$ROOT/scripts/zc-report" --width 5x "$T/bad.csv" >/dev/null 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "2:zc-report: --width '5x': not a number"
+	rc=0
+	bash "$ROOT/scripts/zc-report" --table 1999 "$T/bad.csv" >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "2:zc-report: --table '1999': the one table is 2001"
+	rc=0
+	bash "$ROOT/scripts/zc-report" --interface 'veth a;b' "$T/bad.csv" >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "2:zc-report: --interface 'veth a;b': not an interface name"
+	# Offload states on some runs only: not a run zc-matrix writes.
+	runs_2001 "" | sed '2s|,sg:on/tx:on,|,,|' >"$T/mixed.csv"
+	rc=0
+	bash "$ROOT/scripts/zc-report" --out "$T/m" "$T/mixed.csv" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/mixed.csv: some runs have an offload state and some have none"
 }
 
 # A runs CSV row as zc-matrix writes it (full speed).
@@ -511,8 +597,8 @@ test_compare_defaults_prints_its_tables() {
 		"1.00x 1.00x 1.00x 1.00x 1.00x " "first rows' ratios"
 	expect_eq "$(grep -E "^zerocopy" "$T/out" | sed 's/  .*//' | tr '\n' '|')" \
 		"zerocopy, -b 64k -q 4|zerocopy, -b 64k, default -q|" "depth rows"
-	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -b 1m" "$T/out" || fail "no zcs -b line"
-	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -l 256k" "$T/out" || fail "no zcs -l line"
+	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -J -b 1m" "$T/out" || fail "no zcs -b line"
+	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -J -l 256k" "$T/out" || fail "no zcs -l line"
 	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m write -b 64k <file, 8 MiB>" "$T/out" || fail "no zcc line"
 	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m sendfile <60 files>" "$T/out" || fail "no sendfile line"
 	grep -q -x "# .*/zcc -s 127.0.0.1 -p [0-9]* -n [0-9]* -m zerocopy -b 64k -q 4 <file, 8 MiB>" "$T/out" ||
@@ -543,7 +629,7 @@ test_observer_effect_prints_a_row_per_configuration() {
 	expect_eq "$(grep -c -E "$row" "$T/out")" 3 "rows: $(cat "$T/out")"
 	expect_eq "$(grep -E "$row" "$T/out" | sed 's/ *|.*//' | tr '\n' '|')" "sendfile none 256k|send same 1|zerocopy none 256k -q 2|"
 	grep -q -E "^# zerocopy none 256k -q 2: alone" "$T/out" || fail "no rounds line for the zcc options"
-	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -l 1 -B [0-9]*" "$T/out" || fail "no pinned zcs line: $(cat "$T/out")"
+	grep -q -x "# .*/zcs -d -p [0-9]* -t 3600 -J -l 1 -B [0-9]*" "$T/out" || fail "no pinned zcs line: $(cat "$T/out")"
 	grep -q -x '# change: the median of the rounds. paired ratios, with its interval (min-max); the rest: medians of 2 rounds' "$T/out" ||
 		fail "no closing line"
 }

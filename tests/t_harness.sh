@@ -6,7 +6,7 @@ test_a_test_file_that_dies_or_runs_nothing_fails_the_run() {
 	local rc=0
 	mkdir -p "$T/tree/tests" "$T/tree/scripts"
 	cp "$ROOT/tests/run.sh" "$ROOT/tests/lib.sh" "$ROOT/tests/harness.sh" "$T/tree/tests/"
-	cp "$ROOT/scripts/bench-lib.sh" "$T/tree/scripts/"
+	cp "$ROOT/scripts/bench-lib.sh" "$ROOT"/scripts/*.awk "$T/tree/scripts/"
 	printf '. "$(dirname "$0")/lib.sh"\ntest_passes() { true; }\nrun_tests "$@"\n' >"$T/tree/tests/t_good.sh"
 	printf '. "$(dirname "$0")/lib.sh"\ntest_x() { true; }\nif then\n' >"$T/tree/tests/t_broken.sh"
 	printf '. "$(dirname "$0")/lib.sh"\nrun_tests "$@"\n' >"$T/tree/tests/t_empty.sh"

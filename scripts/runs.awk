@@ -1,0 +1,25 @@
+# runs.awk: the one reader of a zc-matrix runs CSV (its columns are
+# BENCH_RUNS_COLUMNS in bench-lib.sh), for an awk program run with -F, that
+# puts it first: the header row sets c[NAME] to the column of that name, and
+# the program sees the runs only.
+NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+# col(NAME): the row's field of that name, "" where an older CSV has no such column.
+function col(name) {
+	return (name in c) ? $c[name] : ""
+}
+# rate(): the row's rate (bytes a second), "-" at full speed.
+function rate(   r) {
+	r = col("rate_bytes_per_sec")
+	return r == "" ? "-" : r
+}
+# rate_arg(R): a rate of bytes a second as zcc -R takes it, in the largest
+# unit (g, m, k: x1024) that divides it; rate_words(R): that and its MB/s.
+function rate_arg(r) {
+	if (r % 1073741824 == 0) return sprintf("%.0fg", r / 1073741824)
+	if (r % 1048576 == 0) return sprintf("%.0fm", r / 1048576)
+	if (r % 1024 == 0) return sprintf("%.0fk", r / 1024)
+	return sprintf("%.0f", r)
+}
+function rate_words(r) {
+	return sprintf("zcc -R %s (%.1f MB/s)", rate_arg(r), r / 1e6)
+}
