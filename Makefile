@@ -16,7 +16,7 @@ endif
 
 BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto timing cpu net counts hostlock procstat soak sampling meter uring json link
+LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table and the stream (tx), and a file per family.
 TX_MODULES = tx copy splice zerocopy uring
@@ -30,12 +30,12 @@ TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/page
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)
 
-# Coverage-guided fuzzing of the stream decoder and the option parser, with
+# Coverage-guided fuzzing of the stream and datagram decoders and the option parser, with
 # clang's libFuzzer: `make fuzz FUZZ_SECS=N` runs each target N seconds over a
 # corpus kept in $(BUILD)/fuzz, seeded from tests/fuzz-corpus.
 FUZZ_CC ?= clang
 FUZZ_SECS ?= 60
-FUZZ_TARGETS = proto opt counts
+FUZZ_TARGETS = proto opt counts dgram
 FUZZ_FLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 
 .PHONY: all check bench fuzz install uninstall clean FORCE
@@ -80,7 +80,10 @@ check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz_%.c lib/%.c lib/%.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_$*.c lib/$*.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_$*.c $(filter lib/%.c,$^)
+
+# The datagram format writes its integers as the stream's do.
+$(BUILD)/fuzz/fuzz_dgram: lib/proto.c
 
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 	@for t in $(FUZZ_TARGETS); do \

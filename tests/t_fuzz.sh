@@ -1,6 +1,7 @@
 #!/bin/bash
 # The fuzz targets (make fuzz), for a few seconds each: the stream decoder
-# against an independent decoder, whole and in chunks, the option parser
+# against an independent decoder, whole and in chunks, the datagram decoder
+# and its count against independent ones, the option parser
 # against an independent parser, and the calibration file's reader. Skipped where clang cannot build libFuzzer
 # programs.
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +26,10 @@ fuzz_briefly() {
 
 test_stream_decoder_agrees_with_an_independent_decoder() {
 	fuzz_briefly proto
+}
+
+test_datagram_decoder_and_count_agree_with_independent_ones() {
+	fuzz_briefly dgram
 }
 
 test_option_parser_agrees_with_an_independent_parser() {
