@@ -18,11 +18,11 @@ BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
 LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
-# zcc's transmit modes: the table and the stream (tx), and a file per family.
-TX_MODULES = tx copy splice zerocopy uring
+# zcc's transmit modes: the table and the stream (tx), and a file per family (udp: -u's).
+TX_MODULES = tx copy splice zerocopy uring udp
 TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
-# zcs's receive modes: the table and the buffers (rx), and a file per family.
-RX_MODULES = rx copy splice zerocopy
+# zcs's receive modes: the table and the buffers (rx), and a file per family (udp: -u's).
+RX_MODULES = rx copy splice zerocopy udp
 RX_OBJS = $(RX_MODULES:%=$(BUILD)/rx/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx $(BUILD)/tests/test_rx
 TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend
@@ -65,7 +65,7 @@ $(BUILD)/librx.a: $(RX_OBJS)
 # zcc links -P's streams and the transmit modes, zcs the host's meter and the receive
 # modes, and test_tx and test_rx their modes, before lib/, which they use.
 zcc: $(BUILD)/parallel.o $(BUILD)/libtx.a
-zcs: $(BUILD)/hostmeter.o $(BUILD)/librx.a
+zcs: $(BUILD)/hostmeter.o $(BUILD)/udpserve.o $(BUILD)/librx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a
 

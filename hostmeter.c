@@ -69,9 +69,14 @@ int hostmeter_reaped(struct hostmeter *hm, pid_t pid)
 {
 	if (meter_reaped(&hm->m, pid))
 		return 1;
+	hostmeter_ended(hm);
+	return 0;
+}
+
+void hostmeter_ended(struct hostmeter *hm)
+{
 	__atomic_sub_fetch(&hm->board->open, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&hm->board->last_end_ns, timing_now_ns(), __ATOMIC_SEQ_CST);
-	return 0;
 }
 
 const struct soak_figures *hostmeter_window(struct hostmeter *hm, const char *peer,

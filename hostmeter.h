@@ -62,6 +62,9 @@ void hostmeter_not_served(struct hostmeter *hm);
  */
 int hostmeter_reaped(struct hostmeter *hm, pid_t pid);
 
+/* A connection (or -u's sender) has ended, async-signal-safe: it leaves the board. */
+void hostmeter_ended(struct hostmeter *hm);
+
 /*
  * In the child, at the peer's close: the connection's figures over the
  * window from its accept(), and *shared set if another connection came in

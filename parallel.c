@@ -212,7 +212,8 @@ static void collect_stream(long i, int status, struct summary *sum)
 	else
 		*sum = (struct summary){ .bytes = slot->snd.sent, .failed = 1,
 					 .zc_sends = slot->snd.zc_sends,
-					 .zc_copied = slot->snd.zc_copied };
+					 .zc_copied = slot->snd.zc_copied,
+					 .datagrams = slot->snd.datagrams, .calls = slot->snd.calls };
 }
 
 long run_parallel(const struct settings *s, struct meter *m, const struct tx_file *files,
@@ -299,6 +300,9 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 		total->confirmed &= streams[i].confirmed;
 		total->zc_sends += streams[i].zc_sends;
 		total->zc_copied += streams[i].zc_copied;
+		total->datagrams += streams[i].datagrams;
+		total->calls += streams[i].calls;
+		total->received += streams[i].received;
 		if (streams[i].end_ns > end)
 			end = streams[i].end_ns;
 	}

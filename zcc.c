@@ -1,6 +1,7 @@
 /*
  * zcc: the zc sender. Sends a set of files to zcs, n times over, with
- * sendfile(), read()+send() or read()+write(), and reports what it sent.
+ * sendfile(), read()+send() or read()+write() and the rest of tx/'s modes,
+ * over TCP or (-u) as UDP datagrams, and reports what it sent.
  */
 #include <err.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "lib/cpu.h"
 #include "lib/json.h"
 #include "lib/opt.h"
+#include "lib/dgram.h"
 #include "lib/proto.h"
 #include "lib/timing.h"
 #include "zcc.h"
@@ -37,27 +39,63 @@
 /* -R: a run that reaches less of the rate than this did not run at it. */
 #define RATE_REACHED_PCT 95.0
 
-static const char usage[] =
-	"usage: zcc [-cCdhJkSw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
-	"           [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode] [-q depth]\n"
-	"           [-R rate] [-T msecs] [-W secs] -s server file...\n";
+/*
+ * -u: the datagrams' payload by default, the largest that fits an Ethernet
+ * frame of 1500 bytes over IPv4 (less 20 for IP, 8 for UDP); over IPv6, 1452.
+ */
+#define DEFAULT_DGRAM_BYTES 1472
 
-/* -m: the mode of that name; '?' lists them all, one a line. */
-static const struct send_mode *find_mode(const char *name)
+/*
+ * -u without -R: the rate zcc paces itself at, 64 MiB/s. UDP has no flow
+ * control, and a receiver that falls behind loses what it cannot take.
+ */
+#define DEFAULT_DGRAM_RATE (64UL << 20)
+
+static const char usage[] =
+	"usage: zcc [-cCdhJkSuw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
+	"           [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode]\n"
+	"           [-q depth] [-R rate] [-T msecs] [-W secs] -s server file...\n";
+
+/* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
+static const struct send_mode *find_mode(const char *name, int datagram)
 {
-	const struct send_mode *m = tx_find_mode(name);
+	const struct send_mode *m = tx_find_mode(name, datagram);
 	char why[300];
 
 	if (strcmp(name, "?") == 0) {
 		for (const struct send_mode *const *t = tx_modes; *t; t++)
-			printf("%s\n", (*t)->name);
+			if ((*t)->datagram == datagram)
+				printf("%s\n", (*t)->name);
 		exit(0);
 	}
+	if (!m && tx_find_mode(name, !datagram))
+		opt_failx("-m %s %s", name, datagram ? "is for TCP: with -u, a mode sends datagrams ("
+			  "see -u -m '?')" : "sends datagrams: it needs -u");
 	if (!m) {
-		snprintf(why, sizeof(why), "unknown mode (%s)", tx_mode_names(0));
+		snprintf(why, sizeof(why), "unknown mode (%s)", tx_mode_names(datagram, 0));
 		opt_fail('m', name, why);
 	}
 	return m;
+}
+
+/* -u: the options that are TCP's alone, and -l, which is -u's. */
+static void check_datagram_options(struct settings *s, const char *given)
+{
+	static const char tcp_only[] = "kMSw";
+
+	if (!s->datagram) {
+		if (strchr(given, 'l'))
+			opt_failx("-l sets the datagrams' size: it needs -u");
+		return;
+	}
+	for (const char *o = tcp_only; *o; o++)
+		if (strchr(given, *o))
+			opt_failx("-%c is for TCP: -u sends datagrams", *o);
+	s->sockopts.datagram = 1;
+	if (!strchr(given, 'b'))
+		s->bufsize = DGRAM_MAX_BYTES;
+	if (!s->rate_bytes_per_sec)
+		s->rate_bytes_per_sec = DEFAULT_DGRAM_RATE;
 }
 
 /* -B: one CPU, or a comma-separated list of them for -P's streams. */
@@ -124,8 +162,10 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	if (s->calibrate_only)
 		check_calibrate_alone(given, argc, argv);
 	meter_check_options(given, s->measure_cpu, s->calibrate_only, s->n_cpus);
+	check_datagram_options(s, given);
+	s->mode = mode_arg ? find_mode(mode_arg, s->datagram) : tx_find_mode(s->datagram ? "sendmsg" : "sendfile", s->datagram);
 	if (given_S) {
-		const struct send_mode *m = find_mode(given_w ? "write" : "send");
+		const struct send_mode *m = find_mode(given_w ? "write" : "send", 0);
 
 		if (mode_arg && s->mode != m)
 			opt_failx("-m %s conflicts with -S%s", mode_arg, given_w ? " -w" : "");
@@ -142,10 +182,14 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		opt_failx("-R %llu over -P %ld streams is %llu bytes/sec each: a stream needs at "
 			  "least %d", (unsigned long long)s->rate_bytes_per_sec, s->streams,
 			  (unsigned long long)s->rate_bytes_per_sec / s->streams, MIN_STREAM_RATE);
-	s->sockopts.pacing_bytes_per_sec = s->rate_bytes_per_sec / s->streams;
+	s->stream_rate = s->rate_bytes_per_sec / s->streams;
+	/* UDP is paced by zcc itself (tx/udp.c), TCP by the kernel. */
+	if (!s->datagram)
+		s->sockopts.pacing_bytes_per_sec = s->stream_rate;
 	if (strchr(given, 'q') && !s->mode->queued)
-		opt_failx("-q needs -m %s (mode %s sends one chunk at a time)", tx_mode_names(1),
-			  s->mode->name);
+		opt_failx("-q needs -m %s (mode %s sends one %s at a time)",
+			  tx_mode_names(s->datagram, 1), s->mode->name,
+			  s->datagram ? "batch" : "chunk");
 	if (!strchr(given, 'q'))
 		s->depth = tx_default_depth(s->bufsize, s->streams, tx_pin_limit());
 	check_buffer_memory(s);
@@ -167,10 +211,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = METER_DEFAULT_TARE_MS,
-				.mode = tx_modes[0], .streams = 1,
-				.close_wait_secs = DEFAULT_CLOSE_WAIT_SECS };
+				.streams = 1, .close_wait_secs = DEFAULT_CLOSE_WAIT_SECS,
+				.dgram_bytes = DEFAULT_DGRAM_BYTES };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:JkM:m:n:N:o:p:P:q:R:s:ST:wW:")) != -1) {
+	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkl:M:m:n:N:o:p:P:q:R:s:ST:uwW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'b':
@@ -203,9 +247,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'k':
 			s->cork = 1;
 			break;
+		case 'l':
+			s->dgram_bytes = opt_long(c, optarg, DGRAM_HEADER_BYTES + 1, DGRAM_MAX_BYTES);
+			break;
 		case 'm':
 			mode_arg = optarg;
-			s->mode = find_mode(optarg);
 			break;
 		case 'M':
 			s->sockopts.mss = opt_long(c, optarg, NET_MIN_MSS, NET_MAX_MSS);
@@ -232,6 +278,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			if (*optarg == '\0')
 				opt_fail(c, optarg, opt_status_text(OPT_EMPTY));
 			s->server = optarg;
+			break;
+		case 'u':
+			s->datagram = 1;
 			break;
 		case 'S':
 		case 'w':
@@ -333,6 +382,11 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 	printf("%ssent %llu bytes in %.3f s, %llu kbytes/sec, mode %s", prefix,
 	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
 	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
+	if (mode->datagram)
+		printf(", %llu datagrams in %llu calls", (unsigned long long)sum->datagrams,
+		       (unsigned long long)sum->calls);
+	if (mode->datagram && sum->confirmed)
+		printf(", %llu received", (unsigned long long)sum->received);
 	if (sum->rate)
 		printf(", rate %.0f kbytes/sec asked", sum->rate / 1024.0);
 	if (below_rate(sum))
@@ -365,6 +419,14 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 		json_null(j, "rate_reached_pct");
 		json_null(j, "below_rate");
 	}
+	if (mode->datagram) {
+		json_uint(j, "datagrams", sum->datagrams);
+		json_uint(j, "calls", sum->calls);
+		if (sum->confirmed)
+			json_uint(j, "received_datagrams", sum->received);
+		else
+			json_null(j, "received_datagrams");
+	}
 	if (mode->counts_copies) {
 		json_object(j, "zerocopy");
 		json_uint(j, "sends", sum->zc_sends);
@@ -379,7 +441,12 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	json_object(j, "settings");
 	json_string(j, "server", s->server);
 	json_int(j, "port", s->port);
+	json_string(j, "protocol", s->datagram ? "udp" : "tcp");
 	json_string(j, "mode", s->mode->name);
+	if (s->datagram)
+		json_int(j, "datagram_bytes", s->dgram_bytes);
+	else
+		json_null(j, "datagram_bytes");
 	if (s->mode->chunked)
 		json_int(j, "bufsize", s->bufsize);
 	else
@@ -456,6 +523,7 @@ static void print_summary_json(const struct settings *s, const struct meter *m, 
 
 void sender_setup(struct sender *snd, const struct settings *s)
 {
+	tx_sender_datagrams(snd, s->datagram ? s->dgram_bytes : 0, s->datagram ? s->stream_rate : 0);
 	tx_sender_setup(snd, s->mode, s->bufsize, s->depth, s->close_wait_secs);
 }
 
@@ -468,8 +536,10 @@ static void debug_files(const struct settings *s, const struct tx_file *files, s
 	fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, %llu bytes in all, mode %s",
 		n, (unsigned long long)per_loop,
 		(unsigned long long)proto_stream_bytes(s->loops, n, per_loop), s->mode->name);
+	if (s->datagram)
+		fprintf(stderr, ", %ld-byte datagrams", s->dgram_bytes);
 	if (s->mode->queued)
-		fprintf(stderr, ", %ld chunks in flight", s->depth);
+		fprintf(stderr, ", %ld %s in flight", s->depth, s->datagram ? "batches" : "chunks");
 	if (s->streams > 1)
 		fprintf(stderr, ", %ld streams", s->streams);
 	fprintf(stderr, "\n");
@@ -524,7 +594,8 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 				 .user_secs = timing_timeval_secs(ru1.ru_utime) - timing_timeval_secs(ru0.ru_utime),
 				 .sys_secs = timing_timeval_secs(ru1.ru_stime) - timing_timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
-				 .rate = s->sockopts.pacing_bytes_per_sec };
+				 .datagrams = snd->datagrams, .calls = snd->calls,
+				 .received = snd->acked_datagrams, .rate = s->stream_rate };
 	if (linked)
 		sum->link = lk;
 	if (counted) {
@@ -568,6 +639,10 @@ static void report(const struct settings *s, struct meter *m, size_t n_files,
 	if (failed)
 		errx(1, "%ld of %ld streams failed: the total above counts the others", failed,
 		     s->streams);
+	if (!sum->confirmed && s->datagram)
+		errx(1, "zcs did not answer the end of the datagrams within %ld s of the last one: "
+			"the time above runs to the last datagram sent, unconfirmed",
+		     s->close_wait_secs);
 	if (!sum->confirmed)
 		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
 			"above runs to the last byte sent, unconfirmed", s->close_wait_secs);
@@ -575,6 +650,11 @@ static void report(const struct settings *s, struct meter *m, size_t n_files,
 		errx(1, "%s during the transfer: no load figure", meter_error(m));
 	if (m && m->note[0])
 		warnx("note: %s", m->note);
+	if (s->datagram && dgram_lossy(sum->datagrams, sum->received))
+		warnx("note: zcs received %llu of %llu datagrams, %.1f%% lost: more than %.0f%%, and "
+		      "the load is not comparable with that of runs that lost less",
+		      (unsigned long long)sum->received, (unsigned long long)sum->datagrams,
+		      dgram_loss_pct(sum->datagrams, sum->received), DGRAM_LOSS_PCT);
 	if (below_rate(sum))
 		warnx("note: mode %s reached %.1f%% of the rate asked (-R %llu): it could not run at "
 		      "that rate here, and its load is not comparable with that of runs that did",

@@ -26,6 +26,9 @@ struct settings {
 	int n_cpu_list;
 	long streams;		/* -P */
 	uint64_t rate_bytes_per_sec;	/* -R: the whole transfer's, split across the streams; 0 */
+	uint64_t stream_rate;	/* -R's share of each stream */
+	int datagram;		/* -u */
+	long dgram_bytes;	/* -l */
 	struct net_sockopts sockopts;
 	long loops;
 	int port;
@@ -52,6 +55,8 @@ struct summary {
 	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts; 0 */
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
+	uint64_t datagrams, calls;	/* -u: DATA datagrams sent, and the calls that sent them */
+	uint64_t received;	/* -u: of them, what zcs's ACK says it received (confirmed) */
 	int metered;		/* -c, and the meter worked throughout */
 	struct soak_figures fig;	/* the meter's */
 	struct link link;	/* the interface the stream went out of */

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hostmeter.h"
+#include "zcs.h"
 #include "lib/cpu.h"
 #include "lib/json.h"
 #include "lib/link.h"
@@ -31,24 +31,7 @@
 #include "lib/timing.h"
 #include "rx/rx.h"
 
-struct settings {
-	int debug;
-	int json;		/* -J */
-	const struct recv_mode *mode;
-	const char *addr;
-	long bufsize;
-	int cpu;
-	struct net_sockopts sockopts;
-	long rcvlowat;
-	int port;
-	long report_secs;
-	int measure_cpu;	/* -c */
-	int calibrate_only;	/* -C */
-	int n_cpus;		/* -N */
-	long tare_ms;		/* -T */
-	long max_conns;		/* -L */
-	long idle_secs;		/* -W */
-};
+
 
 /*
  * -L: connections served at once. A peer can open connections and send
@@ -59,11 +42,7 @@ struct settings {
 /* -W: a connection that sends nothing for this long ends, its summary says so. */
 #define DEFAULT_IDLE_SECS 60
 
-/* One -t interval of a connection, kept for -J. */
-struct interval {
-	uint64_t start_ns, end_ns;	/* from accept() */
-	uint64_t bytes;
-};
+
 
 /* What the parent learns of a connection as it accepts it, before its child is forked. */
 struct arrival {
@@ -77,8 +56,7 @@ struct arrival {
 /* One connection, in its own child. */
 struct conn {
 	struct receiver r;
-	struct interval *intervals;	/* -J */
-	size_t n_intervals;
+	struct intervals intervals;	/* -J */
 	struct arrival arr;	/* as the parent accepted it */
 	struct link_figures link_fig;
 	int idle_closed;	/* -W: ended for sending nothing for that long */
@@ -87,48 +65,60 @@ struct conn {
 static volatile sig_atomic_t tick;
 
 static const char usage[] =
-	"usage: zcs [-cCdhJ] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
+	"usage: zcs [-cCdhJu] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
 	"           [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs] [-W secs]\n";
 
-/* -m: the mode of that name; '?' lists them all, one a line. */
-static const struct recv_mode *find_mode(const char *name)
+/* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
+static const struct recv_mode *find_mode(const char *name, int datagram)
 {
-	const struct recv_mode *m = rx_find_mode(name);
+	const struct recv_mode *m = rx_find_mode(name, datagram);
 	char why[300];
 
 	if (strcmp(name, "?") == 0) {
 		for (const struct recv_mode *const *r = rx_modes; *r; r++)
-			printf("%s\n", (*r)->name);
+			if ((*r)->datagram == datagram)
+				printf("%s\n", (*r)->name);
 		exit(0);
 	}
+	if (!m && rx_find_mode(name, !datagram))
+		opt_failx("-m %s %s", name, datagram ? "is for TCP: with -u, a mode receives "
+			  "datagrams (see -u -m '?')" : "receives datagrams: it needs -u");
 	if (!m) {
-		snprintf(why, sizeof(why), "unknown mode (%s)", rx_mode_names());
+		snprintf(why, sizeof(why), "unknown mode (%s)", rx_mode_names(datagram));
 		opt_fail('m', name, why);
 	}
 	return m;
 }
 
 /* What one option means for another, once all are read. */
-static void check_options(const struct settings *s, const char *given)
+static void check_options(struct settings *s, const char *given, const char *mode_arg)
 {
 	int stray = s->calibrate_only ? meter_calibrate_stray(given) : 0;
 
 	if (stray)
 		opt_failx("-%c is for receiving: -C calibrates the meter and listens for nothing", stray);
 	meter_check_options(given, s->measure_cpu, s->calibrate_only, s->n_cpus);
+	/* -u takes each datagram whole, into a buffer that holds the largest (RX_DGRAM_BYTES). */
+	if (s->datagram && strchr(given, 'b'))
+		opt_failx("-b is for TCP: -u takes each datagram whole, into %d bytes", RX_DGRAM_BYTES);
+	if (s->datagram && strchr(given, 'l'))
+		opt_failx("-l is for TCP (SO_RCVLOWAT): -u takes each datagram as it comes");
+	s->sockopts.datagram = s->datagram;
+	s->mode = find_mode(mode_arg ? mode_arg : "read", s->datagram);
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
+	const char *mode_arg = NULL;
 	char given[64] = "";
 	int c;
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
-				.mode = rx_modes[0], .tare_ms = METER_DEFAULT_TARE_MS,
+				.tare_ms = METER_DEFAULT_TARE_MS,
 				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:L:m:N:o:p:t:T:W:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:L:m:N:o:p:t:T:uW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
@@ -167,7 +157,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->max_conns = opt_long(c, optarg, 1, 10000);
 			break;
 		case 'm':
-			s->mode = find_mode(optarg);
+			mode_arg = optarg;
 			break;
 		case 'N':
 			s->n_cpus = opt_long(c, optarg, 1, CPU_MAX_INDEX + 1);
@@ -184,6 +174,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'T':
 			s->tare_ms = opt_long(c, optarg, 1, 60000);
 			break;
+		case 'u':
+			s->datagram = 1;
+			break;
 		case 'W':
 			s->idle_secs = opt_long(c, optarg, 1, 86400);
 			break;
@@ -193,7 +186,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	}
 	if (optind < argc)
 		opt_failx("unexpected argument '%s'", argv[optind]);
-	check_options(s, given);
+	check_options(s, given, mode_arg);
 }
 
 /*
@@ -287,19 +280,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_int(&j, "rcvbuf", s->sockopts.rcvbuf_bytes);
 	json_int(&j, "sndbuf", s->sockopts.sndbuf_bytes);
 	json_close(&j);
-	json_array(&j, "intervals");
-	for (size_t i = 0; i < c->n_intervals; i++) {
-		const struct interval *iv = &c->intervals[i];
-
-		json_object(&j, NULL);
-		json_double(&j, "start", timing_secs(iv->start_ns), 6);
-		json_double(&j, "end", timing_secs(iv->end_ns), 6);
-		json_uint(&j, "bytes", iv->bytes);
-		json_uint(&j, "kbytes_per_sec",
-			  timing_kbytes_per_sec(iv->bytes, iv->end_ns - iv->start_ns));
-		json_close(&j);
-	}
-	json_close(&j);
+	json_intervals(&j, &c->intervals);
 	json_object(&j, "result");
 	json_uint(&j, "bytes", bytes);
 	json_double(&j, "seconds", timing_secs(ns), 6);
@@ -325,9 +306,8 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_end(&j);
 }
 
-/* An interval's rate: printed, or with -J kept for the summary. */
-static void report_interval(const struct settings *s, struct conn *c, uint64_t from_ns,
-			    uint64_t to_ns, uint64_t bytes)
+void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
+		     uint64_t to_ns, uint64_t bytes)
 {
 	struct interval *more;
 
@@ -336,12 +316,28 @@ static void report_interval(const struct settings *s, struct conn *c, uint64_t f
 		       (unsigned long long)timing_kbytes_per_sec(bytes, to_ns - from_ns));
 		return;
 	}
-	more = realloc(c->intervals, (c->n_intervals + 1) * sizeof(*more));
+	more = realloc(iv->list, (iv->n + 1) * sizeof(*more));
 	if (!more)
 		err(1, "realloc");
-	c->intervals = more;
-	c->intervals[c->n_intervals++] =
-		(struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes };
+	iv->list = more;
+	iv->list[iv->n++] = (struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes };
+}
+
+void json_intervals(struct json *j, const struct intervals *iv)
+{
+	json_array(j, "intervals");
+	for (size_t i = 0; i < iv->n; i++) {
+		const struct interval *one = &iv->list[i];
+
+		json_object(j, NULL);
+		json_double(j, "start", timing_secs(one->start_ns), 6);
+		json_double(j, "end", timing_secs(one->end_ns), 6);
+		json_uint(j, "bytes", one->bytes);
+		json_uint(j, "kbytes_per_sec",
+			  timing_kbytes_per_sec(one->bytes, one->end_ns - one->start_ns));
+		json_close(j);
+	}
+	json_close(j);
 }
 
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
@@ -371,7 +367,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 			uint64_t now = timing_now_ns();
 
 			tick = 0;
-			report_interval(s, &c, last - start, now - start, bytes - bytes_at_last);
+			report_interval(s, &c.intervals, last - start, now - start, bytes - bytes_at_last);
 			last = now;
 			bytes_at_last = bytes;
 		}
@@ -415,7 +411,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	close(fd);
 	incomplete = proto_rx_waiting_for(&c.r.rx) != NULL;
 	rx_close(&c.r);
-	free(c.intervals);
+	free(c.intervals.list);
 	return incomplete || (hm && !metered) ? 1 : 0;
 }
 
@@ -579,6 +575,8 @@ int main(int argc, char **argv)
 	if (hm)
 		hostmeter_warm_up(hm);
 	lfd = net_listen(s.addr, s.port, &s.sockopts, s.debug);
+	if (s.datagram)
+		serve_datagrams(lfd, &s, hm);
 	rx_check_listening(s.mode, lfd);
 	if (s.debug)
 		fprintf(stderr, "zcs: receive mode %s, %ld-byte chunks\n", s.mode->name, s.bufsize);

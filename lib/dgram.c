@@ -114,3 +114,13 @@ uint64_t dgram_count_lost(const struct dgram_count *c, uint64_t sent)
 
 	return expected > c->distinct ? expected - c->distinct : 0;
 }
+
+double dgram_loss_pct(uint64_t sent, uint64_t received)
+{
+	return sent && received < sent ? 100.0 * (sent - received) / sent : 0;
+}
+
+int dgram_lossy(uint64_t sent, uint64_t received)
+{
+	return dgram_loss_pct(sent, received) > DGRAM_LOSS_PCT;
+}

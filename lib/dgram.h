@@ -94,4 +94,15 @@ void dgram_count_add(struct dgram_count *c, uint64_t seq, size_t len);
  */
 uint64_t dgram_count_lost(const struct dgram_count *c, uint64_t sent);
 
+/*
+ * A run that lost more than this share of its datagrams did less work than
+ * it was asked to, and its load is not comparable with that of runs that did.
+ */
+#define DGRAM_LOSS_PCT 1.0
+
+/* The share lost of `sent`, when `received` of them came (0 when none were sent). */
+double dgram_loss_pct(uint64_t sent, uint64_t received);
+/* More than DGRAM_LOSS_PCT lost. */
+int dgram_lossy(uint64_t sent, uint64_t received);
+
 #endif

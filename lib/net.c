@@ -114,6 +114,23 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 		set_pacing(fd, opts->pacing_bytes_per_sec, debug);
 }
 
+int net_datagram_room(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss), mlen = sizeof(int);
+	int mtu = 0, v6;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	v6 = ss.ss_family == AF_INET6;
+	if (getsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_MTU : IP_MTU, &mtu, &mlen) < 0)
+		return -1;
+	/* An IPv4 peer reached through an IPv6 socket (::ffff:a.b.c.d) travels as IPv4. */
+	if (v6 && IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
+		v6 = 0;
+	return mtu - (v6 ? 40 : 20) - 8;
+}
+
 void net_set_cork(int fd)
 {
 	int on = 1, got = 0;
@@ -178,7 +195,8 @@ static void say_connected(int fd, const char *where, long asked)
 int net_connect(const char *host, int port_num, const struct net_sockopts *opts, int debug)
 {
 	char port[8];
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = opts->datagram ? SOCK_DGRAM : SOCK_STREAM };
 	struct addrinfo *res, *ai;
 	char where[NI_MAXHOST + NI_MAXSERV + 8];
 	int fd = -1, saved = 0, rc;
@@ -218,7 +236,7 @@ int net_connect(const char *host, int port_num, const struct net_sockopts *opts,
 static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
 		       const struct net_sockopts *opts, int debug)
 {
-	int fd = socket(family, SOCK_STREAM, 0), on = 1, off = 0;
+	int fd = socket(family, opts->datagram ? SOCK_DGRAM : SOCK_STREAM, 0), on = 1, off = 0;
 	char where[NI_MAXHOST + NI_MAXSERV + 8];
 
 	if (fd < 0)
@@ -232,7 +250,7 @@ static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
 	net_addr_text(sa, len, where, sizeof(where));
 	if (bind(fd, sa, len) < 0)
 		err(1, "bind to %s", where);
-	if (listen(fd, 128) < 0)
+	if (!opts->datagram && listen(fd, 128) < 0)
 		err(1, "listen on %s", where);
 	if (debug) {
 		struct sockaddr_storage ss;
@@ -240,7 +258,8 @@ static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
 
 		getsockname(fd, (struct sockaddr *)&ss, &sslen);
 		net_addr_text((struct sockaddr *)&ss, sslen, where, sizeof(where));
-		fprintf(stderr, "%s: listening on %s\n", program_invocation_short_name, where);
+		fprintf(stderr, "%s: listening on %s%s\n", program_invocation_short_name, where,
+			opts->datagram ? " for datagrams (UDP)" : "");
 	}
 	return fd;
 }
@@ -248,7 +267,7 @@ static int bind_listen(int family, const struct sockaddr *sa, socklen_t len,
 int net_listen(const char *addr, int port_num, const struct net_sockopts *opts, int debug)
 {
 	char port[8];
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = { .ai_socktype = opts->datagram ? SOCK_DGRAM : SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
 	struct addrinfo *res;
 	int fd, rc;

@@ -1,4 +1,7 @@
-/* net: the TCP sockets of zcs and zcc: resolve and connect, listen, buffer sizes, cork. */
+/*
+ * net: the sockets of zcs and zcc, TCP's and (with -u) UDP's: resolve and
+ * connect, listen or bind, buffer sizes, cork.
+ */
 #ifndef ZC_NET_H
 #define ZC_NET_H
 
@@ -37,6 +40,7 @@
 
 /* What is set on a socket before connect() or listen(); 0 leaves the kernel's choice. */
 struct net_sockopts {
+	int datagram;		/* -u: UDP (SOCK_DGRAM), not TCP */
 	long rcvbuf_bytes;	/* -i */
 	long sndbuf_bytes;	/* -o */
 	long mss;		/* zcc -M: TCP_MAXSEG */
@@ -76,6 +80,8 @@ int net_connect(const char *host, int port, const struct net_sockopts *opts, int
 /*
  * Listen on addr:port, or on every IPv4 and IPv6 address when addr is NULL,
  * with SO_REUSEADDR. Buffer sizes set here are inherited by accepted sockets.
+ * A datagram socket is bound and not listened on; -d says "listening on" for
+ * both.
  */
 int net_listen(const char *addr, int port, const struct net_sockopts *opts, int debug);
 
@@ -87,6 +93,13 @@ int net_listen(const char *addr, int port, const struct net_sockopts *opts, int 
  * maximum rate itself (since Linux 4.13), whatever the qdisc.
  */
 void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
+
+/*
+ * The most payload one datagram may carry on a connected UDP socket's path
+ * without being cut into IP fragments: the path's MTU (IP_MTU, IPV6_MTU) less
+ * the IP and UDP headers. -1 with errno when the kernel cannot say.
+ */
+int net_datagram_room(int fd);
 
 /* Set TCP_CORK and read it back; exits if it did not stick. */
 void net_set_cork(int fd);

@@ -10,29 +10,32 @@
 #include "rx.h"
 
 const struct recv_mode *const rx_modes[] = {
-	&rx_read, &rx_trunc, &rx_splice, &rx_zerocopy, NULL,
+	&rx_read, &rx_trunc, &rx_splice, &rx_zerocopy,
+	&rx_dgram_read, &rx_dgram_recvmmsg, &rx_dgram_gro, &rx_dgram_trunc, NULL,
 };
 
-const struct recv_mode *rx_find_mode(const char *name)
+const struct recv_mode *rx_find_mode(const char *name, int datagram)
 {
 	for (const struct recv_mode *const *m = rx_modes; *m; m++)
-		if (strcmp(name, (*m)->name) == 0)
+		if (strcmp(name, (*m)->name) == 0 && (*m)->datagram == !!datagram)
 			return *m;
 	return NULL;
 }
 
-const char *rx_mode_names(void)
+const char *rx_mode_names(int datagram)
 {
-	static char names[256];
+	static char names[2][256];
+	char *out = names[!!datagram];
 	const char *list[16];
 	size_t n = 0;
 
-	if (!names[0]) {
+	if (!out[0]) {
 		for (const struct recv_mode *const *m = rx_modes; *m && n < 16; m++)
-			list[n++] = (*m)->name;
-		opt_join_names(names, sizeof(names), list, n);
+			if ((*m)->datagram == !!datagram)
+				list[n++] = (*m)->name;
+		opt_join_names(out, sizeof(names[0]), list, n);
 	}
-	return names;
+	return out;
 }
 
 void rx_check(const struct recv_mode *mode, size_t bufsize)
@@ -55,6 +58,8 @@ void rx_check_listening(const struct recv_mode *mode, int lfd)
 void rx_init(struct receiver *r, int fd, const struct recv_mode *mode, size_t bufsize,
 	     const char *peer, int debug)
 {
+	if (mode->datagram)
+		bufsize = (size_t)RX_DGRAM_BYTES * (mode->batch ? mode->batch : 1);
 	*r = (struct receiver){ .fd = fd, .mode = mode, .peer = peer, .debug = debug,
 				.bufsize = bufsize, .pipe = { -1, -1 }, .devnull = -1 };
 	proto_rx_init(&r->rx);
@@ -99,7 +104,13 @@ void rx_close(struct receiver *r)
 	if (r->devnull >= 0)
 		close(r->devnull);
 	free(r->buf);
+	free(r->msgs);
+	free(r->iovs);
+	free(r->froms);
 	r->buf = NULL;
+	r->msgs = NULL;
+	r->iovs = NULL;
+	r->froms = NULL;
 	r->pipe[0] = r->pipe[1] = r->devnull = -1;
 }
 

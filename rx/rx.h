@@ -1,21 +1,41 @@
 /*
  * rx: zcs's receive modes, the twin of tx/. Each family of modes is a file of
- * its own (copy.c: read, trunc; splice.c; zerocopy.c) that defines its
- * modes' rows; rx.c holds the table of them and what they share: the
- * connection's buffers, taken when data first comes, and the reads that
- * feed the stream's decoder. A new mode is a file (or a function in one)
- * and a row of rx_modes[].
+ * its own (copy.c: read, trunc; splice.c; zerocopy.c; and for -u's
+ * datagrams udp.c) that defines its modes' rows; rx.c holds the table of
+ * them and what they share: the connection's buffers, taken when data first
+ * comes, and the reads that feed the stream's decoder. A datagram mode hands
+ * each datagram it takes to the receiver's deliver(). A new mode is a file
+ * (or a function in one) and a row of rx_modes[].
  */
 #ifndef ZC_RX_H
 #define ZC_RX_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "../lib/proto.h"
 
 struct receiver;
+
+/*
+ * -u: the most a datagram can be, GRO's coalesced ones included (64 KiB of
+ * UDP payload at most), and so each datagram's place in the buffer.
+ */
+#define RX_DGRAM_BYTES 65536
+
+/* -u: the datagrams recvmmsg takes a call at most. */
+#define RX_DGRAM_BATCH 64
+
+/* One datagram as a mode took it: what of it is in the buffer, and its length on the wire. */
+struct rx_datagram {
+	const unsigned char *data;
+	size_t len;		/* in data: all of it, or (trunc) the header */
+	size_t wire_len;	/* its UDP payload */
+	const struct sockaddr *from;
+	socklen_t from_len;
+};
 
 /*
  * A way of receiving: a check of the listening socket that fails zcs at its
@@ -33,16 +53,18 @@ struct recv_mode {
 	void (*close)(struct receiver *r);
 	int maps;		/* takes data by mapping it: its summary counts the bytes mapped */
 	int needs_pipe;		/* moves the data through a pipe of -b bytes, to /dev/null */
+	int datagram;		/* -u: takes datagrams from a bound socket, each to deliver() */
+	unsigned batch;		/* -u: datagrams a call at most (1 when 0) */
 };
 
 /* Every mode, in the order -m's lists give them; NULL ends the table. */
 extern const struct recv_mode *const rx_modes[];
 
-/* The mode of that name, or NULL. */
-const struct recv_mode *rx_find_mode(const char *name);
+/* The mode of that name, among the datagram modes (-u) or the stream ones; or NULL. */
+const struct recv_mode *rx_find_mode(const char *name, int datagram);
 
-/* The modes' names, "a, b or c". */
-const char *rx_mode_names(void);
+/* The modes' names of one kind (-u's or TCP's), "a, b or c". */
+const char *rx_mode_names(int datagram);
 
 /* One connection's receiving: the socket, the mode's buffers, the decoder. */
 struct receiver {
@@ -60,6 +82,13 @@ struct receiver {
 	uint64_t mapped_bytes;	/* maps: received by mapping, not by read() */
 	int told_why;		/* zerocopy -d: why nothing was mapped, said once */
 	struct proto_rx rx;
+	/* -u: where each datagram goes, and a batch's headers */
+	void (*deliver)(void *ctx, const struct rx_datagram *d);
+	void *ctx;
+	struct mmsghdr *msgs;
+	struct iovec *iovs;
+	struct sockaddr_storage *froms;
+	unsigned char control[64];	/* gro: the segment size */
 };
 
 /*
@@ -71,7 +100,10 @@ void rx_check(const struct recv_mode *mode, size_t bufsize);
 /* Then, on the listening socket, whatever else the kernel may not do for the mode. */
 void rx_check_listening(const struct recv_mode *mode, int lfd);
 
-/* A connection accepted: nothing taken yet. */
+/*
+ * A connection accepted: nothing taken yet. A datagram mode's socket is the
+ * bound one, and its buffer RX_DGRAM_BYTES a datagram of its batch.
+ */
 void rx_init(struct receiver *r, int fd, const struct recv_mode *mode, size_t bufsize,
 	     const char *peer, int debug);
 
@@ -97,5 +129,6 @@ size_t rx_data_chunk(const struct receiver *r);
 
 /* The rows the families define. */
 extern const struct recv_mode rx_read, rx_trunc, rx_splice, rx_zerocopy;
+extern const struct recv_mode rx_dgram_read, rx_dgram_recvmmsg, rx_dgram_gro, rx_dgram_trunc;
 
 #endif

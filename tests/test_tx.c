@@ -150,7 +150,7 @@ static void mode_sends_the_stream_whole(const char *name)
 		unsigned depth;
 		size_t bufsize;
 	} shapes[] = { { 1, 65536 }, { 3, 4096 }, { 8, 1000 }, { 2, 1 << 20 }, { 64, 12345 } };
-	const struct send_mode *m = tx_find_mode(name);
+	const struct send_mode *m = tx_find_mode(name, 0);
 	const char *missing;
 
 	CHECK(m != NULL);
@@ -216,25 +216,34 @@ static void the_table_is_consistent(void)
 	for (const struct send_mode *const *m = tx_modes; *m; m++, n++) {
 		const struct send_mode *mode = *m;
 
-		CHECK(tx_find_mode(mode->name) == mode);
-		CHECK(mode->send_data != NULL);
+		CHECK(tx_find_mode(mode->name, mode->datagram) == mode);
+		/* A stream mode sends a file's data, a datagram mode a batch of datagrams. */
+		CHECK(mode->datagram ? mode->send_datagrams && !mode->send_data
+				     : mode->send_data && !mode->send_datagrams);
+		CHECK(!mode->gso || mode->datagram);
 		/* A queued mode has chunks in buffers; copies are counted only of queued sends. */
 		CHECK(!mode->queued || mode->chunked);
 		CHECK(!mode->counts_copies || mode->queued);
-		CHECK(!mode->uring_op || mode->queued);
+		/* -u's uring waits for each batch's sends, and so needs one buffer. */
+		CHECK(!mode->uring_op || mode->queued || mode->datagram);
 		CHECK(mode->uring_op != IORING_OP_SEND_ZC || mode->counts_copies);
 		CHECK((mode->io == NET_IO_WRITE) == (strcmp(mode->name, "write") == 0));
 		CHECK(!mode->chunked == (strcmp(mode->name, "sendfile") == 0));
 	}
-	CHECK(n == 7);
-	CHECK(tx_find_mode("zero") == NULL);
-	CHECK_STR(tx_mode_names(0), "sendfile, send, write, splice, zerocopy, uring or uring-zc");
-	CHECK_STR(tx_mode_names(1), "zerocopy, uring or uring-zc");
+	CHECK(n == 13);
+	CHECK(tx_find_mode("zero", 0) == NULL);
+	CHECK(tx_find_mode("gso", 0) == NULL);
+	CHECK(tx_find_mode("sendfile", 1) == NULL);
+	CHECK(tx_find_mode("uring", 0) != tx_find_mode("uring", 1));
+	CHECK_STR(tx_mode_names(0, 0), "sendfile, send, write, splice, zerocopy, uring or uring-zc");
+	CHECK_STR(tx_mode_names(0, 1), "zerocopy, uring or uring-zc");
+	CHECK_STR(tx_mode_names(1, 0), "sendmsg, sendmmsg, gso, gso-zerocopy, uring or uring-zc");
+	CHECK_STR(tx_mode_names(1, 1), "gso-zerocopy or uring-zc");
 	/* The memory rule, beside the depth rule: half the host's memory, for the chunked modes. */
-	CHECK(tx_buffers_fit(tx_find_mode("send"), 1000, 2000));
-	CHECK(!tx_buffers_fit(tx_find_mode("send"), 1001, 2000));
-	CHECK(tx_buffers_fit(tx_find_mode("sendfile"), 1001, 2000));
-	CHECK(tx_buffers_fit(tx_find_mode("zerocopy"), 1001, 0));
+	CHECK(tx_buffers_fit(tx_find_mode("send", 0), 1000, 2000));
+	CHECK(!tx_buffers_fit(tx_find_mode("send", 0), 1001, 2000));
+	CHECK(tx_buffers_fit(tx_find_mode("sendfile", 0), 1001, 2000));
+	CHECK(tx_buffers_fit(tx_find_mode("zerocopy", 0), 1001, 0));
 }
 
 /* MSG_ZEROCOPY ids are 32 bits and wrap: a buffer's ids may straddle 2^32. */

@@ -53,40 +53,51 @@ int tx_buffers_fit(const struct send_mode *mode, uint64_t bytes, uint64_t host)
 }
 
 const struct send_mode *const tx_modes[] = {
-	&tx_sendfile, &tx_send, &tx_write, &tx_splice, &tx_zerocopy, &tx_uring, &tx_uring_zc, NULL,
+	&tx_sendfile, &tx_send, &tx_write, &tx_splice, &tx_zerocopy, &tx_uring, &tx_uring_zc,
+	&tx_dgram_sendmsg, &tx_dgram_sendmmsg, &tx_dgram_gso, &tx_dgram_gso_zerocopy,
+	&tx_dgram_uring, &tx_dgram_uring_zc, NULL,
 };
 
-const struct send_mode *tx_find_mode(const char *name)
+const struct send_mode *tx_find_mode(const char *name, int datagram)
 {
 	for (const struct send_mode *const *m = tx_modes; *m; m++)
-		if (strcmp(name, (*m)->name) == 0)
+		if (strcmp(name, (*m)->name) == 0 && (*m)->datagram == !!datagram)
 			return *m;
 	return NULL;
 }
 
-const char *tx_mode_names(int queued_only)
+const char *tx_mode_names(int datagram, int queued_only)
 {
-	static char names[2][256];
+	static char names[2][2][256];
+	char *out = names[!!datagram][!!queued_only];
 	const char *list[16];
 	size_t n = 0;
 
-	if (!names[!!queued_only][0]) {
+	if (!out[0]) {
 		for (const struct send_mode *const *m = tx_modes; *m && n < 16; m++)
-			if (!queued_only || (*m)->queued)
+			if ((*m)->datagram == !!datagram && (!queued_only || (*m)->queued))
 				list[n++] = (*m)->name;
-		opt_join_names(names[!!queued_only], sizeof(names[0]), list, n);
+		opt_join_names(out, sizeof(names[0][0]), list, n);
 	}
-	return names[!!queued_only];
+	return out;
 }
 
 void tx_sender_setup(struct sender *snd, const struct send_mode *mode, size_t bufsize,
 		     unsigned depth, long wait_secs)
 {
+	size_t dgram_bytes = snd->dgram_bytes;
+	uint64_t rate = snd->rate;
+
 	*snd = (struct sender){ .sock = -1, .pipe = { -1, -1 }, .ring = { .fd = -1 },
 				.mode = mode, .bufsize = bufsize, .depth = mode->queued ? depth : 1,
-				.wait_secs = wait_secs };
+				.wait_secs = wait_secs, .dgram_bytes = dgram_bytes, .rate = rate };
 	if (mode->setup)
 		mode->setup(snd);
+}
+
+void tx_sender_datagrams(struct sender *snd, size_t dgram_bytes, uint64_t rate)
+{
+	*snd = (struct sender){ .dgram_bytes = dgram_bytes, .rate = rate };
 }
 
 void tx_sender_connected(struct sender *snd)
@@ -98,6 +109,11 @@ void tx_sender_connected(struct sender *snd)
 /* A failed write to the socket ends the run, saying how far it got. */
 void tx_die_sending(const struct sender *snd, const char *what)
 {
+	/* A datagram socket hears of a closed port from the ICMP error its datagrams drew. */
+	if (errno == ECONNREFUSED && snd->mode->datagram)
+		errx(1, "nothing receives datagrams at the server's port (zcs -u?): the host "
+			"refused them after %llu bytes (%s)", (unsigned long long)snd->sent,
+		     strerror(errno));
 	/* A socket the peer reset before shutdown() is no longer connected: the same reset. */
 	if (errno == ENOTCONN)
 		errno = ECONNRESET;
@@ -173,6 +189,8 @@ void tx_sender_close(struct sender *snd)
 		free(snd->bufs[i]);
 	free(snd->bufs);
 	free(snd->slots);
+	free(snd->msgs);
+	free(snd->iovs);
 	uring_close(&snd->ring);
 	for (int i = 0; i < 2; i++)
 		if (snd->pipe[i] >= 0)
@@ -180,14 +198,8 @@ void tx_sender_close(struct sender *snd)
 	close(snd->sock);
 }
 
-/*
- * One file: its length as it is now, then its data. The file is opened
- * without blocking (it might have become a FIFO), and then set to block
- * again, which io_uring needs to read a file whose pages are not cached.
- */
-static void send_one_file(struct sender *snd, const struct tx_file *f)
+int tx_open_file(const struct tx_file *f, struct tx_file *now)
 {
-	struct tx_file now = *f;
 	struct stat st;
 	int fd = open(f->path, TX_OPEN_FLAGS);
 
@@ -202,15 +214,31 @@ static void send_one_file(struct sender *snd, const struct tx_file *f)
 	if ((uint64_t)st.st_size > UINT32_MAX)
 		errx(1, "%s: grew to %lld bytes, too large for the protocol", f->path,
 		     (long long)st.st_size);
-	now.size = st.st_size;
+	*now = (struct tx_file){ .path = f->path, .size = st.st_size };
+	return fd;
+}
+
+void tx_close_file(int fd, const struct tx_file *now)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		err(1, "fstat %s", now->path);
+	if ((uint64_t)st.st_size != now->size)
+		errx(1, "%s: changed size while being sent (%llu bytes, now %lld)", now->path,
+		     (unsigned long long)now->size, (long long)st.st_size);
+	close(fd);
+}
+
+/* One file: its length as it is now, then its data. */
+static void send_one_file(struct sender *snd, const struct tx_file *f)
+{
+	struct tx_file now;
+	int fd = tx_open_file(f, &now);
+
 	send_u32(snd, now.size);
 	snd->mode->send_data(snd, fd, &now);
-	if (fstat(fd, &st) < 0)
-		err(1, "fstat %s", f->path);
-	if ((uint64_t)st.st_size != now.size)
-		errx(1, "%s: changed size while being sent (%llu bytes, now %lld)", f->path,
-		     (unsigned long long)now.size, (long long)st.st_size);
-	close(fd);
+	tx_close_file(fd, &now);
 }
 
 /*
@@ -231,6 +259,8 @@ int tx_await_close(struct sender *snd, long wait_secs)
 	uint64_t deadline;
 	char sink[256];
 
+	if (snd->mode->datagram)
+		return tx_await_ack(snd, wait_secs);
 	if (shutdown(snd->sock, SHUT_WR) < 0)
 		tx_die_sending(snd, "shutdown");
 	if (snd->mode->finish)
@@ -261,6 +291,10 @@ int tx_await_close(struct sender *snd, long wait_secs)
 void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *files,
 		    size_t n_files, int debug)
 {
+	if (snd->mode->datagram) {
+		tx_send_datagrams(snd, loops, files, n_files, debug);
+		return;
+	}
 	send_u32(snd, loops);
 	for (uint32_t loop = 0; loop < loops; loop++) {
 		send_u32(snd, n_files);

@@ -1,9 +1,10 @@
 /*
  * tx: zcc's transmit modes. Each family of modes is a file of its own
- * (copy.c: sendfile, send, write; splice.c; zerocopy.c; uring.c) that
- * defines its modes' rows; tx.c holds the table of them, the sender they
- * share, and the stream's framing: the loop count, each loop's file count,
- * each file's length and data, as the 2001 protocol has it. A new mode is a
+ * (copy.c: sendfile, send, write; splice.c; zerocopy.c; uring.c; and for
+ * -u's datagrams udp.c) that defines its modes' rows; tx.c holds the table
+ * of them, the sender they share, and the stream's framing: the loop count,
+ * each loop's file count, each file's length and data, as the 2001 protocol
+ * has it (a datagram mode frames each datagram, lib/dgram). A new mode is a
  * file (or a function in one) and a row of tx_modes[].
  *
  * Failures end the run with err(3) and a message that says how far it got.
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
+#include "../lib/dgram.h"
 #include "../lib/net.h"
 #include "../lib/uring.h"
 
@@ -34,6 +36,12 @@
  * state by being opened, should one take a regular file's place.
  */
 #define TX_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY)
+
+/*
+ * -u: the most datagrams one call takes (UDP_SEGMENT's limit, UDP_MAX_SEGMENTS
+ * in Linux before 6.9; sendmmsg and the uring modes batch as many).
+ */
+#define TX_DGRAM_BATCH_MAX 64
 
 /* A file to send, and its size when it was scanned. */
 struct tx_file {
@@ -60,6 +68,10 @@ struct send_mode {
 	enum net_io io;		/* how the headers (and a copying mode's data) are written */
 	int counts_copies;	/* the kernel says which sends it copied after all */
 	unsigned uring_op;	/* the uring modes' send: IORING_OP_SEND or _SEND_ZC; else 0 */
+	int datagram;		/* -u: sends datagrams, a batch of one file's at a time */
+	int gso;		/* -u: a batch is one UDP_SEGMENT send, cut by the kernel */
+	/* -u: the n datagrams of a batch, laid end to end in buffer `slot` (bytes in all). */
+	void (*send_datagrams)(struct sender *snd, unsigned slot, size_t bytes, unsigned n);
 };
 
 /* Every mode, in the order -m's lists give them; NULL ends the table. */
@@ -88,11 +100,11 @@ unsigned tx_default_depth(size_t bufsize, unsigned streams, rlim_t pin_limit);
  */
 int tx_buffers_fit(const struct send_mode *mode, uint64_t bytes, uint64_t host);
 
-/* The mode of that name, or NULL. */
-const struct send_mode *tx_find_mode(const char *name);
+/* The mode of that name, among the datagram modes (-u) or the stream ones; or NULL. */
+const struct send_mode *tx_find_mode(const char *name, int datagram);
 
-/* The modes' names, "a, b or c": all of them, or the queued ones only. */
-const char *tx_mode_names(int queued_only);
+/* The modes' names, "a, b or c": all of one kind (-u's or TCP's), or the queued ones only. */
+const char *tx_mode_names(int datagram, int queued_only);
 
 /* What each buffer waits for: zerocopy, the ids of its sends; uring, its requests. */
 struct zc_slot {
@@ -117,6 +129,19 @@ struct sender {
 	size_t zc_send_max;	/* zerocopy: the most one send may pin (RLIMIT_MEMLOCK) */
 	struct uring ring;	/* uring, uring-zc */
 	uint64_t zc_sends, zc_copied;	/* sends the kernel completed, and copied */
+	/* -u: */
+	size_t dgram_bytes;	/* -l: each datagram's payload, the header included */
+	unsigned batch;		/* datagrams a batch at most */
+	uint32_t stream_id;	/* at random: zcs tells this stream's datagrams by it */
+	uint32_t loops, files;	/* for the END */
+	uint64_t datagrams, calls;	/* DATA datagrams sent, and the calls that sent them */
+	uint64_t rate;		/* -R, this stream's share, in bytes/sec: zcc paces itself; 0 */
+	uint64_t paced_from_ns, paced_bytes;
+	struct mmsghdr *msgs;	/* sendmmsg: a batch's */
+	struct iovec *iovs;
+	unsigned results_due;	/* uring: a batch's sends not yet completed */
+	int acked;		/* zcs answered the END */
+	uint64_t acked_datagrams, acked_bytes;	/* what zcs says it received */
 };
 
 /*
@@ -125,6 +150,8 @@ struct sender {
  */
 void tx_sender_setup(struct sender *snd, const struct send_mode *mode, size_t bufsize,
 		     unsigned depth, long wait_secs);
+/* -u: the datagrams' size (-l) and the rate this stream paces itself at (0: none), before setup. */
+void tx_sender_datagrams(struct sender *snd, size_t dgram_bytes, uint64_t rate);
 /* Once snd->sock is connected: the mode's socket options. */
 void tx_sender_connected(struct sender *snd);
 /* Whatever the mode set up, and the socket. */
@@ -141,9 +168,19 @@ void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *fi
  * Half-close, wait for the mode's last completions (a zero-copy mode's
  * buffers back from the kernel), and wait for the peer to close too, for
  * wait_secs at most, one deadline whatever the peer sends meanwhile: 0 if
- * it closed, 1 if not.
+ * it closed, 1 if not. A datagram mode sends its END instead of closing,
+ * again and again, until zcs's ACK comes.
  */
 int tx_await_close(struct sender *snd, long wait_secs);
+
+/*
+ * A file as it is now: opened without blocking (it might have become a FIFO),
+ * still regular and under 4 GiB, set to block again (io_uring needs that to
+ * read a file whose pages are not cached); now gets its size. Then, after
+ * its data: closed, ending the run if its size changed meanwhile.
+ */
+int tx_open_file(const struct tx_file *f, struct tx_file *now);
+void tx_close_file(int fd, const struct tx_file *now);
 
 /* For the modes' files: the shared steps and failures. */
 void tx_setup_buffers(struct sender *snd);
@@ -156,8 +193,26 @@ void tx_die_shrunk(const struct tx_file *f, uint64_t at) __attribute__((noreturn
 /* How many ids of [lo, hi] belong to slot z. Ids wrap at 2^32; a range never spans half. */
 uint32_t tx_zc_overlap(const struct zc_slot *z, const struct net_zc_range *r);
 
+/* MSG_ZEROCOPY's shared steps (zerocopy.c): SO_ZEROCOPY, or the end of the run. */
+void tx_zc_connected(struct sender *snd);
+/* Wait until the kernel has completed every send made from slot z (all, if z is NULL). */
+void tx_zc_wait(struct sender *snd, const struct zc_slot *z);
+/* A send refused with ENOBUFS: wait for some of the sends in flight, or end the run (-W). */
+void tx_zc_refused(struct sender *snd, uint64_t *refused_since);
+
+/* io_uring's (uring.c): a kernel that lacks the operation or SEND_ZC's flags ends the run. */
+void tx_uring_require_op(struct sender *snd, unsigned op, const char *name, const char *since);
+void tx_uring_require_send_zc_flags(struct sender *snd, unsigned flags);
+
+/* udp.c: the datagram modes' stream and its END (tx_send_stream, tx_await_close). */
+void tx_send_datagrams(struct sender *snd, uint32_t loops, const struct tx_file *files,
+		       size_t n_files, int debug);
+int tx_await_ack(struct sender *snd, long wait_secs);
+
 /* The rows the families define. */
 extern const struct send_mode tx_sendfile, tx_send, tx_write, tx_splice, tx_zerocopy, tx_uring,
 	tx_uring_zc;
+extern const struct send_mode tx_dgram_sendmsg, tx_dgram_sendmmsg, tx_dgram_gso,
+	tx_dgram_gso_zerocopy, tx_dgram_uring, tx_dgram_uring_zc;
 
 #endif

@@ -23,8 +23,7 @@ static int is_send_zc(const struct sender *snd)
 	return snd->mode->uring_op == IORING_OP_SEND_ZC;
 }
 
-/* A kernel whose io_uring lacks an operation fails the mode before connecting. */
-static void require_op(struct sender *snd, unsigned op, const char *name, const char *since)
+void tx_uring_require_op(struct sender *snd, unsigned op, const char *name, const char *since)
 {
 	int rc = uring_supports(&snd->ring, op);
 
@@ -35,8 +34,7 @@ static void require_op(struct sender *snd, unsigned op, const char *name, const 
 		     snd->mode->name, name, since);
 }
 
-/* SEND_ZC's flags came after it: from registered buffers in 6.0, reporting copies in 6.2. */
-static void require_send_zc_flags(struct sender *snd, unsigned flags)
+void tx_uring_require_send_zc_flags(struct sender *snd, unsigned flags)
 {
 	int rc = uring_send_zc_takes(&snd->ring, flags);
 
@@ -59,12 +57,12 @@ static void setup_uring(struct sender *snd)
 		iov[i] = (struct iovec){ .iov_base = snd->bufs[i], .iov_len = snd->bufsize };
 	if (uring_open(&snd->ring, 2 * snd->depth) < 0)
 		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
-	require_op(snd, IORING_OP_READ_FIXED, "READ_FIXED", "5.1");
+	tx_uring_require_op(snd, IORING_OP_READ_FIXED, "READ_FIXED", "5.1");
 	if (is_send_zc(snd)) {
-		require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
-		require_send_zc_flags(snd, IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE);
+		tx_uring_require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
+		tx_uring_require_send_zc_flags(snd, IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE);
 	} else
-		require_op(snd, IORING_OP_SEND, "SEND", "5.6");
+		tx_uring_require_op(snd, IORING_OP_SEND, "SEND", "5.6");
 	if (uring_register_buffers(&snd->ring, iov, snd->depth) < 0)
 		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
 	free(iov);

@@ -17,10 +17,10 @@
  * the ids of the sends made from it; a buffer is reused only then, in the
  * order the buffers were filled.
  */
-static void connected_zerocopy(struct sender *snd)
+void tx_zc_connected(struct sender *snd)
 {
 	if (net_set_zerocopy(snd->sock) < 0)
-		err(1, "-m zerocopy: setsockopt SO_ZEROCOPY");
+		err(1, "-m %s: setsockopt SO_ZEROCOPY", snd->mode->name);
 }
 
 /*
@@ -97,8 +97,7 @@ static void zc_poll(struct sender *snd, uint64_t deadline)
 		err(1, "poll");
 }
 
-/* Wait until the kernel has completed every send made from slot z (all, if z is NULL). */
-static void zc_wait(struct sender *snd, const struct zc_slot *z)
+void tx_zc_wait(struct sender *snd, const struct zc_slot *z)
 {
 	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
 
@@ -160,6 +159,14 @@ static void zc_wait_for_others(struct sender *snd, uint64_t *deadline)
 		err(1, "poll");
 }
 
+void tx_zc_refused(struct sender *snd, uint64_t *refused_since)
+{
+	if (zc_pending(snd, NULL) > 0)
+		zc_wait_any(snd);
+	else
+		zc_wait_for_others(snd, refused_since);
+}
+
 static void send_data_zerocopy(struct sender *snd, int fd, const struct tx_file *f)
 {
 	uint64_t refused_since = 0;
@@ -170,7 +177,7 @@ static void send_data_zerocopy(struct sender *snd, int fd, const struct tx_file 
 		size_t n, off = 0;
 
 		snd->next_slot = (snd->next_slot + 1) % snd->depth;
-		zc_wait(snd, z);
+		tx_zc_wait(snd, z);
 		n = tx_read_chunk(fd, buf, tx_chunk_at(snd, f, at), f, at);
 		*z = (struct zc_slot){ .first_id = snd->next_id };
 		while (off < n) {
@@ -183,10 +190,7 @@ static void send_data_zerocopy(struct sender *snd, int fd, const struct tx_file 
 			 * both.
 			 */
 			if (m < 0 && errno == ENOBUFS) {
-				if (zc_pending(snd, NULL) > 0)
-					zc_wait_any(snd);
-				else
-					zc_wait_for_others(snd, &refused_since);
+				tx_zc_refused(snd, &refused_since);
 				continue;
 			}
 			refused_since = 0;
@@ -206,11 +210,11 @@ static void send_data_zerocopy(struct sender *snd, int fd, const struct tx_file 
 
 static void finish_zerocopy(struct sender *snd)
 {
-	zc_wait(snd, NULL);
+	tx_zc_wait(snd, NULL);
 }
 
 const struct send_mode tx_zerocopy = { .name = "zerocopy", .setup = setup_zerocopy,
-				       .connected = connected_zerocopy,
+				       .connected = tx_zc_connected,
 				       .send_data = send_data_zerocopy, .finish = finish_zerocopy,
 				       .chunked = 1, .queued = 1, .io = NET_IO_SEND,
 				       .counts_copies = 1 };

@@ -1,0 +1,402 @@
+/*
+ * zcs -u: one process takes every sender's datagrams from the bound socket
+ * (rx/'s datagram modes), tells the senders apart by their address and
+ * stream id, counts each one's datagrams (lib/dgram), and prints a sender's
+ * summary when its END comes, answering it with an ACK, or when it has sent
+ * nothing for -W.
+ *
+ * The meter (-c) is the host's, and one window at a time: the first sender
+ * to come while no other is being measured holds it until its end; a sender
+ * that comes meanwhile has no load figure, and the holder's says it shared
+ * its window.
+ */
+#include <err.h>
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/dgram.h"
+#include "lib/link.h"
+#include "lib/meter.h"
+#include "lib/timing.h"
+#include "zcs.h"
+
+/* How often the loop looks up from the socket: -W's idle senders, the meter's samples. */
+#define LOOK_UP_MS 100
+
+/* One sender: an address and a stream id, from its first datagram to its end. */
+struct sender {
+	int active;		/* its datagrams are being counted */
+	int ended;		/* its END came: it is done, and its END is answered again */
+	struct sockaddr_storage from;
+	socklen_t from_len;
+	uint32_t stream;
+	char peer[NI_MAXHOST + NI_MAXSERV + 8];
+	uint64_t first_ns, last_ns, end_ns;
+	uint64_t tick_ns, tick_bytes;	/* the -t interval's start, and the bytes counted then */
+	struct intervals intervals;	/* -J */
+	uint64_t sent_datagrams, sent_bytes;	/* the END's counts */
+	int idle_closed;
+	struct rusage ru0;
+	int metered;		/* holds the meter */
+	int unmetered;		/* came while another held it */
+	int shared;		/* another sender came while it held the meter */
+	uint64_t accepted_as;
+	int linked;
+	struct link link;
+	struct link_sample link_at;
+	struct link_figures link_fig;
+	struct dgram_count count;
+};
+
+struct server {
+	const struct settings *s;
+	struct hostmeter *hm;
+	int fd;
+	struct sender *senders;	/* -L of them */
+	struct sender *holder;	/* of the meter */
+	uint64_t junk;		/* datagrams that were not zc's */
+	uint64_t turned_away;	/* datagrams of senders past -L */
+};
+
+static volatile sig_atomic_t tick;
+
+static int same_address(const struct sender *d, const struct sockaddr *from, socklen_t len)
+{
+	return d->from_len == len && memcmp(&d->from, from, len) == 0;
+}
+
+static struct sender *find_sender(struct server *sv, const struct sockaddr *from, socklen_t len,
+				  uint32_t stream)
+{
+	for (long i = 0; i < sv->s->max_conns; i++) {
+		struct sender *d = &sv->senders[i];
+
+		if ((d->active || d->ended) && d->stream == stream && same_address(d, from, len))
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * A place for a new sender: a free one, or the one that ended longest ago
+ * (it no longer gets its END answered); NULL when -L are active.
+ */
+static struct sender *free_place(struct server *sv)
+{
+	struct sender *oldest = NULL;
+
+	for (long i = 0; i < sv->s->max_conns; i++) {
+		struct sender *d = &sv->senders[i];
+
+		if (!d->active && !d->ended)
+			return d;
+		if (d->ended && (!oldest || d->end_ns < oldest->end_ns))
+			oldest = d;
+	}
+	return oldest;
+}
+
+/* The interface a reply to `to` would leave by: a socket connected there, which sends nothing. */
+static int find_link_to(struct link *l, const struct sockaddr *to, socklen_t len)
+{
+	int fd = socket(to->sa_family, SOCK_DGRAM, 0), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, to, len) == 0)
+		rc = link_find(l, fd);
+	close(fd);
+	return rc;
+}
+
+static struct sender *start_sender(struct server *sv, struct sender *d,
+				   const struct rx_datagram *dg, uint32_t stream)
+{
+	const struct settings *s = sv->s;
+	uint64_t now = timing_now_ns();
+
+	free(d->intervals.list);
+	*d = (struct sender){ .active = 1, .from_len = dg->from_len, .stream = stream,
+			      .first_ns = now, .last_ns = now, .tick_ns = now };
+	memcpy(&d->from, dg->from, dg->from_len);
+	net_addr_text(dg->from, dg->from_len, d->peer, sizeof(d->peer));
+	dgram_count_init(&d->count);
+	getrusage(RUSAGE_SELF, &d->ru0);
+	if (s->debug)
+		fprintf(stderr, "zcs: datagrams from %s, stream %08x\n", d->peer, stream);
+	if (sv->hm && !sv->holder) {
+		d->shared = hostmeter_accepted(sv->hm, &d->accepted_as);
+		d->metered = 1;
+		sv->holder = d;
+	} else if (sv->hm) {
+		sv->holder->shared = 1;
+		d->unmetered = 1;
+	}
+	d->linked = (sv->hm || s->json) && find_link_to(&d->link, dg->from, dg->from_len) == 0;
+	if (d->linked)
+		link_take(&d->link, &d->link_at);
+	return d;
+}
+
+static uint64_t sent_or_unknown(const struct sender *d)
+{
+	return d->ended ? d->sent_datagrams : UINT64_MAX;
+}
+
+static void print_summary(const struct server *sv, const struct sender *d,
+			  const struct soak_figures *fig, const struct rusage *ru)
+{
+	const struct dgram_count *c = &d->count;
+	uint64_t ns = d->end_ns - d->first_ns;
+
+	printf("received %llu bytes in %.3f s, %llu kbytes/sec, %llu datagrams, %llu lost, "
+	       "%llu out of order, %llu duplicated", (unsigned long long)c->bytes,
+	       timing_secs(ns), (unsigned long long)timing_kbytes_per_sec(c->bytes, ns),
+	       (unsigned long long)c->datagrams,
+	       (unsigned long long)dgram_count_lost(c, sent_or_unknown(d)),
+	       (unsigned long long)c->out_of_order, (unsigned long long)c->duplicated);
+	if (d->idle_closed)
+		printf(", incomplete: no end after %ld s with nothing received (-W)",
+		       sv->s->idle_secs);
+	if (fig) {
+		meter_print(stdout, fig);
+		if (d->shared)
+			printf(", shared with another sender");
+	}
+	printf(", cpu %.2fu %.2fs",
+	       timing_timeval_secs(ru->ru_utime) - timing_timeval_secs(d->ru0.ru_utime),
+	       timing_timeval_secs(ru->ru_stime) - timing_timeval_secs(d->ru0.ru_stime));
+	if (fig && d->linked)
+		link_print(stdout, &d->link, &d->link_fig);
+	printf("\n");
+}
+
+static void print_summary_json(const struct server *sv, const struct sender *d,
+			       const struct soak_figures *fig, const struct rusage *ru)
+{
+	const struct settings *s = sv->s;
+	const struct dgram_count *c = &d->count;
+	uint64_t ns = d->end_ns - d->first_ns, lost = dgram_count_lost(c, sent_or_unknown(d));
+	uint64_t expected = c->distinct + lost;
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_string(&j, "program", "zcs");
+	json_host(&j);
+	json_string(&j, "peer", d->peer);
+	json_uint(&j, "stream", d->stream);
+	json_object(&j, "settings");
+	json_string(&j, "protocol", "udp");
+	json_string(&j, "mode", s->mode->name);
+	json_int(&j, "report_secs", s->report_secs);
+	if (s->cpu >= 0)
+		json_int(&j, "cpu", s->cpu);
+	else
+		json_null(&j, "cpu");
+	json_int(&j, "rcvbuf", s->sockopts.rcvbuf_bytes);
+	json_int(&j, "sndbuf", s->sockopts.sndbuf_bytes);
+	json_close(&j);
+	json_intervals(&j, &d->intervals);
+	json_object(&j, "result");
+	json_uint(&j, "bytes", c->bytes);
+	json_double(&j, "seconds", timing_secs(ns), 6);
+	json_uint(&j, "kbytes_per_sec", timing_kbytes_per_sec(c->bytes, ns));
+	json_bool(&j, "complete", d->ended);
+	json_uint(&j, "datagrams", c->datagrams);
+	json_uint(&j, "distinct", c->distinct);
+	json_uint(&j, "lost", lost);
+	json_uint(&j, "out_of_order", c->out_of_order);
+	json_uint(&j, "duplicated", c->duplicated);
+	json_double(&j, "loss_pct", dgram_loss_pct(expected, c->distinct), 3);
+	json_bool(&j, "lossy", dgram_lossy(expected, c->distinct));
+	if (d->ended) {
+		json_uint(&j, "sent_datagrams", d->sent_datagrams);
+		json_uint(&j, "sent_bytes", d->sent_bytes);
+	} else {
+		json_null(&j, "sent_datagrams");
+		json_null(&j, "sent_bytes");
+	}
+	json_double(&j, "user_seconds",
+		    timing_timeval_secs(ru->ru_utime) - timing_timeval_secs(d->ru0.ru_utime), 2);
+	json_double(&j, "system_seconds",
+		    timing_timeval_secs(ru->ru_stime) - timing_timeval_secs(d->ru0.ru_stime), 2);
+	json_bool(&j, "idle_closed", d->idle_closed);
+	json_close(&j);
+	if (fig)
+		meter_json(&j, &sv->hm->m, fig, d->shared);
+	else
+		json_null(&j, "meter");
+	if (d->linked)
+		link_json(&j, &d->link, &d->link_fig);
+	else
+		json_null(&j, "link");
+	json_end(&j);
+}
+
+/* The sender's end: its END came (at end_ns), or -W ran out after its last datagram. */
+static void end_sender(struct server *sv, struct sender *d)
+{
+	const struct soak_figures *metered = NULL;
+	struct soak_figures fig;
+	struct rusage ru;
+	uint64_t expected;
+
+	if (d->metered) {
+		metered = hostmeter_window(sv->hm, d->peer, d->accepted_as, d->count.bytes, &fig,
+					   &d->shared);
+		hostmeter_ended(sv->hm);
+		sv->holder = NULL;
+	}
+	if (d->linked)
+		d->linked = link_end(&d->link, &d->link_at, &d->link_fig);
+	getrusage(RUSAGE_SELF, &ru);
+	if (sv->s->json)
+		print_summary_json(sv, d, metered, &ru);
+	else
+		print_summary(sv, d, metered, &ru);
+	if (metered && sv->hm->m.note[0])
+		warnx("%s: note: %s", d->peer, sv->hm->m.note);
+	if (d->unmetered)
+		warnx("%s: no load figure: another sender held the meter (-c measures one at a "
+		      "time)", d->peer);
+	expected = d->count.distinct + dgram_count_lost(&d->count, sent_or_unknown(d));
+	if (dgram_lossy(expected, d->count.distinct))
+		warnx("%s: note: %.1f%% of the datagrams were lost: more than %.0f%%, and the load "
+		      "is not comparable with that of runs that lost less", d->peer,
+		      dgram_loss_pct(expected, d->count.distinct), DGRAM_LOSS_PCT);
+	d->active = 0;
+}
+
+/* The ACK of an ended sender's END: what was received. */
+static void answer(struct server *sv, const struct sender *d)
+{
+	struct dgram_header h = { .kind = DGRAM_ACK, .stream = d->stream, .seq = d->count.distinct };
+	unsigned char ack[DGRAM_END_BYTES];
+
+	dgram_put_end(ack, &h, d->count.bytes);
+	if (sendto(sv->fd, ack, sizeof(ack), 0, (const struct sockaddr *)&d->from, d->from_len) < 0 &&
+	    sv->s->debug)
+		warn("%s: sending the ACK", d->peer);
+}
+
+/* A datagram that is not zc's: counted, and said the first time. */
+static void junk(struct server *sv, const struct rx_datagram *dg, const char *what)
+{
+	char peer[NI_MAXHOST + NI_MAXSERV + 8];
+
+	if (sv->junk++ && !sv->s->debug)
+		return;
+	net_addr_text(dg->from, dg->from_len, peer, sizeof(peer));
+	warnx("%s: %s (%zu bytes): ignored%s", peer, what, dg->wire_len,
+	      sv->s->debug ? "" : ", and any more said only with -d");
+}
+
+/* Each datagram as a mode takes it. */
+static void take(void *ctx, const struct rx_datagram *dg)
+{
+	struct server *sv = ctx;
+	struct dgram_header h;
+	uint64_t bytes = 0;
+	struct sender *d;
+
+	if (dgram_parse(dg->data, dg->len, &h, &bytes) < 0 || h.kind == DGRAM_ACK) {
+		junk(sv, dg, "a datagram that is not a zc sender's");
+		return;
+	}
+	d = find_sender(sv, dg->from, dg->from_len, h.stream);
+	if (d && d->ended) {
+		/* Its END again (the ACK was lost), or a datagram that came after the END. */
+		if (h.kind == DGRAM_END)
+			answer(sv, d);
+		return;
+	}
+	if (!d) {
+		d = free_place(sv);
+		if (!d) {
+			if (!sv->turned_away++)
+				warnx("%ld senders at once (-L %ld): the datagrams of another are "
+				      "ignored until one ends", sv->s->max_conns, sv->s->max_conns);
+			return;
+		}
+		start_sender(sv, d, dg, h.stream);
+	}
+	d->last_ns = timing_now_ns();
+	if (h.kind == DGRAM_DATA) {
+		dgram_count_add(&d->count, h.seq, dg->wire_len);
+		return;
+	}
+	d->ended = 1;
+	d->end_ns = d->last_ns;
+	d->sent_datagrams = h.seq;
+	d->sent_bytes = bytes;
+	end_sender(sv, d);
+	answer(sv, d);
+}
+
+/* -t's intervals, and -W's senders that have gone quiet. */
+static void look_up(struct server *sv, uint64_t now)
+{
+	int report = tick;
+
+	tick = 0;
+	for (long i = 0; i < sv->s->max_conns; i++) {
+		struct sender *d = &sv->senders[i];
+
+		if (!d->active)
+			continue;
+		if (report) {
+			report_interval(sv->s, &d->intervals, d->tick_ns - d->first_ns,
+					now - d->first_ns, d->count.bytes - d->tick_bytes);
+			d->tick_ns = now;
+			d->tick_bytes = d->count.bytes;
+		}
+		if (now - d->last_ns >= (uint64_t)sv->s->idle_secs * NSEC_PER_SEC) {
+			d->idle_closed = 1;
+			d->end_ns = d->last_ns;
+			end_sender(sv, d);
+		}
+	}
+}
+
+void serve_datagrams(int fd, const struct settings *s, struct hostmeter *hm)
+{
+	struct server sv = { .s = s, .hm = hm, .fd = fd };
+	struct timeval tv = { .tv_usec = LOOK_UP_MS * 1000 };
+	struct receiver r;
+	uint64_t last_look = timing_now_ns();
+
+	sv.senders = calloc(s->max_conns, sizeof(*sv.senders));
+	if (!sv.senders)
+		err(1, "calloc");
+	/* A receive that waits no longer than this, so that the loop looks up now and then. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		err(1, "setsockopt SO_RCVTIMEO");
+	rx_init(&r, fd, s->mode, 0, "", s->debug);
+	r.deliver = take;
+	r.ctx = &sv;
+	rx_take_buffers(&r);
+	if (s->debug)
+		fprintf(stderr, "zcs: receive mode %s, datagrams\n", s->mode->name);
+	timing_tick_start(s->report_secs * 1000, &tick);
+	for (;;) {
+		uint64_t now;
+
+		if (s->mode->receive(&r) < 0 && errno != EINTR && errno != EAGAIN &&
+		    errno != EWOULDBLOCK && errno != ECONNREFUSED)
+			err(1, "-m %s: receiving", s->mode->name);
+		now = timing_now_ns();
+		if (tick || now - last_look >= LOOK_UP_MS * 1000000ULL) {
+			if (hm)
+				hostmeter_sample(hm);
+			look_up(&sv, now);
+			last_look = now;
+		}
+	}
+}

@@ -1,0 +1,66 @@
+/*
+ * zcs's own header: its settings and what its two servers share, zcs.c's
+ * for TCP (a child a connection) and udpserve.c's for -u (one process for
+ * every sender's datagrams).
+ */
+#ifndef ZC_ZCS_H
+#define ZC_ZCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hostmeter.h"
+#include "lib/json.h"
+#include "lib/net.h"
+#include "rx/rx.h"
+
+struct settings {
+	int debug;
+	int json;		/* -J */
+	const struct recv_mode *mode;
+	const char *addr;
+	long bufsize;
+	int cpu;
+	struct net_sockopts sockopts;
+	long rcvlowat;
+	int port;
+	long report_secs;
+	int measure_cpu;	/* -c */
+	int calibrate_only;	/* -C */
+	int n_cpus;		/* -N */
+	long tare_ms;		/* -T */
+	long max_conns;		/* -L */
+	long idle_secs;		/* -W */
+	int datagram;		/* -u */
+};
+
+/* One -t interval of a connection (or -u's sender), kept for -J. */
+struct interval {
+	uint64_t start_ns, end_ns;	/* from accept() (the first datagram) */
+	uint64_t bytes;
+};
+
+/* The -t intervals kept for -J. */
+struct intervals {
+	struct interval *list;
+	size_t n;
+};
+
+/* zcs.c: */
+
+/* An interval's rate: printed, or with -J kept for the summary. */
+void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
+		     uint64_t to_ns, uint64_t bytes);
+/* -J: the intervals kept, as an array member. */
+void json_intervals(struct json *j, const struct intervals *iv);
+
+/* udpserve.c: */
+
+/*
+ * -u: the datagrams of every sender that comes to the bound socket fd, each
+ * sender's summary when its END comes or it has sent nothing for -W; never
+ * returns.
+ */
+void serve_datagrams(int fd, const struct settings *s, struct hostmeter *hm);
+
+#endif
