@@ -25,7 +25,7 @@ TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
 RX_MODULES = rx copy splice zerocopy udp
 RX_OBJS = $(RX_MODULES:%=$(BUILD)/rx/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx $(BUILD)/tests/test_rx
-TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend
+TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend $(BUILD)/tests/udppeer
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)

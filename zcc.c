@@ -163,7 +163,8 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		check_calibrate_alone(given, argc, argv);
 	meter_check_options(given, s->measure_cpu, s->calibrate_only, s->n_cpus);
 	check_datagram_options(s, given);
-	s->mode = mode_arg ? find_mode(mode_arg, s->datagram) : tx_find_mode(s->datagram ? "sendmsg" : "sendfile", s->datagram);
+	/* The first row of each kind is its default: sendfile, or -u's sendmsg. */
+	s->mode = find_mode(mode_arg ? mode_arg : s->datagram ? "sendmsg" : "sendfile", s->datagram);
 	if (given_S) {
 		const struct send_mode *m = find_mode(given_w ? "write" : "send", 0);
 

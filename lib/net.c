@@ -114,6 +114,19 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 		set_pacing(fd, opts->pacing_bytes_per_sec, debug);
 }
 
+long net_ask_rcvbuf(int fd, long bytes)
+{
+	int val = bytes, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &val, sizeof(val)) < 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)) < 0)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) < 0)
+		return -1;
+	return got / 2;
+}
+
 int net_datagram_room(int fd)
 {
 	struct sockaddr_storage ss;

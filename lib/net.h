@@ -101,6 +101,13 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
  */
 int net_datagram_room(int fd);
 
+/*
+ * Ask for a receive buffer of `bytes` without failing: SO_RCVBUFFORCE, which
+ * passes net.core.rmem_max where the process may (CAP_NET_ADMIN), else
+ * SO_RCVBUF. Returns the bytes granted (half what the kernel reports), or -1.
+ */
+long net_ask_rcvbuf(int fd, long bytes);
+
 /* Set TCP_CORK and read it back; exits if it did not stick. */
 void net_set_cork(int fd);
 

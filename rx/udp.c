@@ -3,8 +3,9 @@
  * call for as many as are queued, RX_DGRAM_BATCH at most; gro, UDP_GRO's
  * coalesced datagrams, a recvmsg() for each run of them, cut apart again
  * at the segment size the kernel gives; trunc, a recvfrom() of the header
- * alone with MSG_TRUNC, which drops the rest of the datagram uncopied and
- * says its length. Each returns the UDP payload bytes it took, or -1.
+ * alone (and an END's count) with MSG_TRUNC, which drops the rest of the
+ * datagram uncopied and says its length. Each returns the UDP payload bytes
+ * it took, or -1.
  */
 #include <err.h>
 #include <errno.h>
@@ -46,13 +47,12 @@ static ssize_t receive_dgram_trunc(struct receiver *r)
 {
 	struct sockaddr_storage from;
 	socklen_t len = sizeof(from);
-	ssize_t n = recvfrom(r->fd, r->buf, DGRAM_HEADER_BYTES, MSG_TRUNC,
+	ssize_t n = recvfrom(r->fd, r->buf, DGRAM_END_BYTES, MSG_TRUNC,
 			     (struct sockaddr *)&from, &len);
 
 	if (n < 0)
 		return -1;
-	return deliver_one(r, r->buf, n < DGRAM_HEADER_BYTES ? n : DGRAM_HEADER_BYTES, n, &from,
-			   len);
+	return deliver_one(r, r->buf, n < DGRAM_END_BYTES ? n : DGRAM_END_BYTES, n, &from, len);
 }
 
 /* recvmmsg: a batch's headers, each datagram its RX_DGRAM_BYTES of the buffer. */

@@ -54,9 +54,19 @@ test_the_pages_say_what_W_bounds_and_what_the_counts_are() {
 		fail "zcs.1: which modes read headers exactly"
 }
 
+# page_modes PROG stream|datagram: the page's mode entries (".It Cm"), those
+# before its DATAGRAMS section or those in it.
+page_modes() {
+	local in=0
+	[ "$2" = datagram ] && in=1
+	awk -v want="$in" '/^\.Sh DATAGRAMS/ { d = 1 } /^\.Sh / && !/DATAGRAMS/ { if (d) d = 2 }
+		/^\.It Cm / && ((want && d == 1) || (!want && !d)) { print $3 }' "$ROOT/man/$1.1" |
+		paste -sd, | sed 's/,/, /g'
+}
+
 # zcc's table of modes (tx/) is the one list: `zcc -m '?'` prints it, the
 # unknown-mode message says it, and zcc.1's -m entries and the benchmarks'
-# modes must be the same list.
+# modes must be the same list; and so for -u's modes.
 test_every_list_of_send_modes_is_the_table() {
 	local table
 	table=$("$ROOT/zcc" -m '?' | paste -sd, | sed 's/,/, /g')
@@ -64,21 +74,27 @@ test_every_list_of_send_modes_is_the_table() {
 	expect_eq "$("$ROOT/zcc" -m peek -s localhost /etc/hostname 2>&1 |
 		sed -n "s/^zcc: -m 'peek': unknown mode (\(.*\))\$/\1/p" | sed 's/ or /, /')" "$table" \
 		"the unknown-mode message's modes"
-	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcc.1" | paste -sd, | sed 's/,/, /g')" "$table" \
-		"zcc.1's modes"
+	expect_eq "$(page_modes zcc stream)" "$table" "zcc.1's modes"
+	table=$("$ROOT/zcc" -u -m '?' | paste -sd, | sed 's/,/, /g')
+	[ "$(echo "$table" | wc -w)" -ge 6 ] || fail "no list of modes from zcc -u -m '?': $table"
+	expect_eq "$(page_modes zcc datagram)" "$table" "zcc.1's datagram modes"
+	table=$("$ROOT/zcc" -m '?' | paste -sd, | sed 's/,/, /g')
 	expect_eq "$(sed -n 's/^BENCH_SEND_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$table" \
 		"the benchmarks' modes"
 }
 
 # zcs's receive modes (rx/): `zcs -m '?'`, its unknown-mode message, zcs.1's
-# -m entries and the modes zc-matrix --recv and zc-report take are one list.
+# -m entries and the modes zc-matrix --recv and zc-report take are one list;
+# and -u's modes, zcs -u -m '?' and zcs.1's DATAGRAMS.
 test_every_list_of_receive_modes_is_zcs_own() {
 	local modes
 	modes=$("$ROOT/zcs" -m '?' | paste -sd, | sed 's/,/, /g')
 	[ "$(echo "$modes" | wc -w)" -ge 4 ] || fail "no list of modes from zcs -m '?': $modes"
 	expect_eq "$("$ROOT/zcs" -m peek 2>&1 | sed -n "s/^zcs: -m 'peek': unknown mode (\(.*\))\$/\1/p" |
 		sed 's/ or /, /')" "$modes" "the unknown-mode message's modes"
-	expect_eq "$(sed -n 's/^\.It Cm //p' "$ROOT/man/zcs.1" | paste -sd, | sed 's/,/, /g')" "$modes" "zcs.1's modes"
+	expect_eq "$(page_modes zcs stream)" "$modes" "zcs.1's modes"
+	expect_eq "$(page_modes zcs datagram)" "$("$ROOT/zcs" -u -m '?' | paste -sd, | sed 's/,/, /g')" \
+		"zcs.1's datagram modes"
 	expect_eq "$(sed -n 's/^BENCH_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$modes" \
 		"zc-matrix --recv's and zc-report's modes"
 	! grep -n 'read,trunc,splice\|read | trunc' "$ROOT/scripts/zc-matrix" "$ROOT/scripts/zc-report" ||

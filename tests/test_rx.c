@@ -189,7 +189,7 @@ static unsigned char byte_of(unsigned i, size_t at)
 	return (unsigned char)(i * 31 + at * 7 + 1);
 }
 
-/* UDP_SEGMENT: the buffer's segments of `segment` bytes go as datagrams (GRO may join them again). */
+/* UDP_SEGMENT: the buffer's segments of `segment` bytes go as datagrams (GRO may join them). */
 static void send_segments(int fd, const unsigned char *buf, size_t len, uint16_t segment)
 {
 	char control[CMSG_SPACE(sizeof(segment))] = { 0 };
@@ -207,7 +207,7 @@ static void send_segments(int fd, const unsigned char *buf, size_t len, uint16_t
 
 /*
  * Each datagram mode hands over every datagram as it was sent, byte for byte
- * (trunc: its header's bytes, and its length): datagrams of 0 bytes to the
+ * (trunc: the bytes of its header and an END's count, and its length): datagrams of 0 bytes to the
  * largest, and runs sent with UDP_SEGMENT, which gro takes joined and cuts
  * apart again, the last of a run short.
  */
@@ -272,8 +272,8 @@ static void every_datagram_mode_hands_over_each_datagram_whole(void)
 			printf("#   mode %s: %u datagrams of %u\n", (*m)->name, got.n, n);
 		CHECK_EQ_U64(got.n, n);
 		for (unsigned i = 0; i < got.n && i < n; i++) {
-			size_t kept = strcmp((*m)->name, "trunc") == 0 && want_len[i] > DGRAM_HEADER_BYTES
-					      ? DGRAM_HEADER_BYTES : want_len[i];
+			size_t kept = strcmp((*m)->name, "trunc") == 0 && want_len[i] > DGRAM_END_BYTES
+					      ? DGRAM_END_BYTES : want_len[i];
 
 			if (got.wire_len[i] != want_len[i] || got.len[i] != kept ||
 			    memcmp(got.data[i], want[i], kept) != 0)

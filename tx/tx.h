@@ -203,6 +203,8 @@ void tx_zc_refused(struct sender *snd, uint64_t *refused_since);
 /* io_uring's (uring.c): a kernel that lacks the operation or SEND_ZC's flags ends the run. */
 void tx_uring_require_op(struct sender *snd, unsigned op, const char *name, const char *since);
 void tx_uring_require_send_zc_flags(struct sender *snd, unsigned flags);
+/* The next completion, waiting -W at most (then the end of the run). */
+void tx_uring_wait_cqe(struct sender *snd, struct io_uring_cqe *cqe);
 
 /* udp.c: the datagram modes' stream and its END (tx_send_stream, tx_await_close). */
 void tx_send_datagrams(struct sender *snd, uint32_t loops, const struct tx_file *files,

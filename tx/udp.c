@@ -298,19 +298,10 @@ static void setup_uring(struct sender *snd)
  */
 static void uring_reap_one(struct sender *snd)
 {
-	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
 	struct io_uring_cqe cqe;
 	struct zc_slot *z;
 
-	while (!uring_take_cqe(&snd->ring, &cqe)) {
-		uint64_t now = timing_now_ns();
-
-		if (now >= deadline)
-			errx(1, "io_uring completed nothing within %ld s (-W) after %llu bytes",
-			     snd->wait_secs, (unsigned long long)snd->sent);
-		if (uring_submit_and_wait_ns(&snd->ring, 1, deadline - now) < 0 && errno != ETIME)
-			err(1, "io_uring_enter");
-	}
+	tx_uring_wait_cqe(snd, &cqe);
 	z = &snd->slots[cqe.user_data];
 	if (cqe.flags & IORING_CQE_F_NOTIF) {
 		z->pending--;
@@ -480,29 +471,31 @@ int tx_await_ack(struct sender *snd, long wait_secs)
 	}
 }
 
-const struct send_mode tx_dgram_sendmsg = { .name = "sendmsg", .setup = setup_datagrams,
-					    .connected = connected_datagrams, .chunked = 1,
-					    .datagram = 1, .io = NET_IO_SEND,
-					    .send_datagrams = send_datagrams_sendmsg };
-const struct send_mode tx_dgram_sendmmsg = { .name = "sendmmsg", .setup = setup_datagrams,
-					     .connected = connected_datagrams, .chunked = 1,
-					     .datagram = 1, .io = NET_IO_SEND,
-					     .send_datagrams = send_datagrams_sendmmsg };
-const struct send_mode tx_dgram_gso = { .name = "gso", .setup = setup_datagrams,
-					.connected = connected_datagrams, .chunked = 1,
-					.datagram = 1, .io = NET_IO_SEND, .gso = 1,
-					.send_datagrams = send_datagrams_gso };
+const struct send_mode tx_dgram_sendmsg = {
+	.name = "sendmsg", .setup = setup_datagrams, .connected = connected_datagrams,
+	.chunked = 1, .io = NET_IO_SEND, .datagram = 1, .send_datagrams = send_datagrams_sendmsg
+};
+const struct send_mode tx_dgram_sendmmsg = {
+	.name = "sendmmsg", .setup = setup_datagrams, .connected = connected_datagrams,
+	.chunked = 1, .io = NET_IO_SEND, .datagram = 1, .send_datagrams = send_datagrams_sendmmsg
+};
+const struct send_mode tx_dgram_gso = {
+	.name = "gso", .setup = setup_datagrams, .connected = connected_datagrams, .chunked = 1,
+	.io = NET_IO_SEND, .datagram = 1, .gso = 1, .send_datagrams = send_datagrams_gso
+};
 const struct send_mode tx_dgram_gso_zerocopy = {
 	.name = "gso-zerocopy", .setup = setup_datagrams, .connected = connected_zerocopy,
-	.finish = finish_gso_zerocopy, .chunked = 1, .queued = 1, .counts_copies = 1,
-	.datagram = 1, .io = NET_IO_SEND, .gso = 1, .send_datagrams = send_datagrams_gso_zerocopy
+	.finish = finish_gso_zerocopy, .chunked = 1, .queued = 1, .io = NET_IO_SEND,
+	.counts_copies = 1, .datagram = 1, .gso = 1, .send_datagrams = send_datagrams_gso_zerocopy
 };
-const struct send_mode tx_dgram_uring = { .name = "uring", .setup = setup_uring,
-					  .connected = connected_datagrams, .chunked = 1,
-					  .datagram = 1, .io = NET_IO_SEND, .uring_op = IORING_OP_SEND,
-					  .send_datagrams = send_datagrams_uring };
+/* SEND_ZC needs no SO_ZEROCOPY: io_uring brings its own notification. */
+const struct send_mode tx_dgram_uring = {
+	.name = "uring", .setup = setup_uring, .connected = connected_datagrams, .chunked = 1,
+	.io = NET_IO_SEND, .uring_op = IORING_OP_SEND, .datagram = 1,
+	.send_datagrams = send_datagrams_uring
+};
 const struct send_mode tx_dgram_uring_zc = {
-	.name = "uring-zc", .setup = setup_uring, .connected = connected_zerocopy,
-	.finish = finish_uring, .chunked = 1, .queued = 1, .counts_copies = 1, .datagram = 1, .io = NET_IO_SEND,
-	.uring_op = IORING_OP_SEND_ZC, .send_datagrams = send_datagrams_uring
+	.name = "uring-zc", .setup = setup_uring, .connected = connected_datagrams,
+	.finish = finish_uring, .chunked = 1, .queued = 1, .io = NET_IO_SEND, .counts_copies = 1,
+	.uring_op = IORING_OP_SEND_ZC, .datagram = 1, .send_datagrams = send_datagrams_uring
 };

@@ -104,18 +104,11 @@ static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, ui
 	snd->slots[slot].pending = 1;
 }
 
-/*
- * Wait for one completion, for -W at most, and account for it: a read's or a
- * send's result goes to rd[] or sd[] by buffer; a notification frees its
- * buffer.
- */
-static void uring_reap_one(struct sender *snd, int *rd, int *sd)
+void tx_uring_wait_cqe(struct sender *snd, struct io_uring_cqe *cqe)
 {
 	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
-	struct io_uring_cqe cqe;
-	unsigned slot;
 
-	while (!uring_take_cqe(&snd->ring, &cqe)) {
+	while (!uring_take_cqe(&snd->ring, cqe)) {
 		uint64_t now = timing_now_ns();
 
 		if (now >= deadline)
@@ -124,6 +117,19 @@ static void uring_reap_one(struct sender *snd, int *rd, int *sd)
 		if (uring_submit_and_wait_ns(&snd->ring, 1, deadline - now) < 0 && errno != ETIME)
 			err(1, "io_uring_enter");
 	}
+}
+
+/*
+ * Wait for one completion, for -W at most, and account for it: a read's or a
+ * send's result goes to rd[] or sd[] by buffer; a notification frees its
+ * buffer.
+ */
+static void uring_reap_one(struct sender *snd, int *rd, int *sd)
+{
+	struct io_uring_cqe cqe;
+	unsigned slot;
+
+	tx_uring_wait_cqe(snd, &cqe);
 	slot = cqe.user_data >> 1;
 	if ((cqe.user_data & 1) == URING_READ) {
 		rd[slot] = cqe.res;

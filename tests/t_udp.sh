@@ -1,0 +1,338 @@
+#!/bin/bash
+# zcc -u and zcs -u: every send mode to every receive mode with exact counts;
+# every byte of every datagram, in order, checked by an independent peer
+# (udppeer) at every shape a mode has; loss, duplicates and late datagrams
+# counted exactly from an independent sender; the END and its ACK; a sender
+# that goes silent; a receiver that stops reading; bad input.
+. "$(dirname "$0")/lib.sh"
+
+SEND_MODES="sendmsg sendmmsg gso gso-zerocopy uring uring-zc"
+RECV_MODES="read recvmmsg gro trunc"
+
+# dgram_expect LEN LOOPS FILE...: "DATAGRAMS BYTES" the files make as datagrams
+# of LEN bytes (a 32-byte header and LEN - 32 of data; one for an empty file).
+dgram_expect() {
+	local len=$1 loops=$2 d=0 b=0 f size n
+	shift 2
+	for f in "$@"; do
+		size=$(stat -c %s "$f")
+		n=$(((size + len - 33) / (len - 32)))
+		[ "$n" -gt 0 ] || n=1
+		d=$((d + n))
+		b=$((b + size + 32 * n))
+	done
+	echo "$((d * loops)) $((b * loops))"
+}
+
+# udp_files DIR: make_files's awkward sizes and 3 MiB and 3 bytes of random data.
+udp_files() {
+	make_files "$1"
+	head -c 3145731 /dev/urandom >"$1/3m+3"
+}
+
+# The uring modes where this kernel refuses io_uring: left out, and said.
+send_modes_here() {
+	local m
+	for m in $SEND_MODES; do
+		case "$m" in uring*) uring_refused "$m" >/dev/null && continue ;; esac
+		echo "$m"
+	done
+}
+
+# last_summary: zcs's latest summary line.
+last_summary() {
+	zcs_summaries | tail -n 1
+}
+
+test_every_send_mode_reaches_every_receive_mode_with_exact_counts() {
+	local rm m want d b n=0
+	udp_files "$T/f"
+	want=$(dgram_expect 1472 2 "$T/f"/*)
+	d=${want% *}
+	b=${want#* }
+	for rm in $RECV_MODES; do
+		start_zcs -u -m "$rm"
+		for m in $(send_modes_here); do
+			n=$((n + 1))
+			"$ROOT/zcc" -u -m "$m" -n 2 -R 256m -p "$PORT" -s 127.0.0.1 "$T/f"/* >"$T/zcc" 2>"$T/zcc.err" ||
+				fail "zcc -u -m $m to zcs -u -m $rm: $(cat "$T/zcc.err")"
+			expect_match "$(cat "$T/zcc")" "^sent $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode $m, $d datagrams in [0-9]+ calls, $d received, rate 262144 kbytes/sec asked" \
+				"zcc -m $m to -m $rm"
+			wait_summaries "$n"
+			expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$CPU_TIMES\$" \
+				"zcs -m $rm from -m $m"
+		done
+		kill "$ZCS_PID"
+		wait "$ZCS_PID" 2>/dev/null || true
+		n=0
+	done
+}
+
+# sends_exactly MODE LEN LOOPS DIR ZCC_ARGS...: zcc's datagrams to udppeer,
+# which checks each one against the format and the files, and answers the END.
+sends_exactly() {
+	local m=$1 len=$2 loops=$3 dir=$4 port pid
+	shift 4
+	rm -f "$T/port"
+	"$HELPERS/udppeer" check "$len" "$loops" "$dir"/* >"$T/port" 2>"$T/peer.err" &
+	pid=$!
+	started "$pid"
+	wait_until 5 test -s "$T/port" || fail "udppeer did not start: $(cat "$T/peer.err")"
+	port=$(head -n 1 "$T/port")
+	"$ROOT/zcc" -u -m "$m" -l "$len" -n "$loops" -p "$port" -s 127.0.0.1 "$@" "$dir"/* >"$T/zcc" 2>&1 ||
+		fail "zcc -u -m $m -l $len $*: $(cat "$T/zcc")"
+	wait "$pid" || fail "zcc -u -m $m -l $len $*: udppeer: $(tail -n 1 "$T/port") $(cat "$T/peer.err")"
+	expect_match "$(tail -n 1 "$T/port")" ", out of order 0, duplicated 0, wrong 0, end " "udppeer's count"
+}
+
+# Every shape: datagram sizes from the smallest (one byte of data) to the
+# largest, batches of one datagram to the most, depths of 1 to 64; each
+# shape twice. The smallest datagrams carry small files only.
+every_shape_in_order() {
+	local m=$1 shape round
+	mkdir -p "$T/small"
+	: >"$T/small/empty"
+	head -c 1 /dev/urandom >"$T/small/one"
+	head -c 777 /dev/urandom >"$T/small/777"
+	udp_files "$T/f"
+	for round in 1 2; do
+		sends_exactly "$m" 33 2 "$T/small" -b 330
+		sends_exactly "$m" 33 1 "$T/small" -b 1
+		sends_exactly "$m" 1472 3 "$T/f" -R 512m
+		sends_exactly "$m" 1000 1 "$T/f" -b 1 -R 512m
+		sends_exactly "$m" 9000 2 "$T/f" -b 40000 -R 512m
+		sends_exactly "$m" 65507 2 "$T/f" -R 512m
+		case "$m" in gso-zerocopy | uring-zc)
+			for shape in "-q 1" "-q 3 -b 20000" "-q 64 -b 3000"; do
+				# shellcheck disable=SC2086 # a shape is several options
+				sends_exactly "$m" 1472 2 "$T/f" -R 512m $shape
+			done
+			;;
+		esac
+	done
+}
+
+test_sendmsg_sends_every_datagram_whole_and_in_order_at_every_shape() {
+	every_shape_in_order sendmsg
+}
+
+test_sendmmsg_sends_every_datagram_whole_and_in_order_at_every_shape() {
+	every_shape_in_order sendmmsg
+}
+
+test_gso_sends_every_datagram_whole_and_in_order_at_every_shape() {
+	every_shape_in_order gso
+}
+
+test_gso_zerocopy_sends_every_datagram_whole_and_in_order_at_every_shape() {
+	every_shape_in_order gso-zerocopy
+}
+
+test_uring_sends_every_datagram_whole_and_in_order_at_every_shape() {
+	uring_or_skip uring
+	every_shape_in_order uring
+}
+
+test_uring_zc_sends_every_datagram_whole_and_in_order_at_every_shape() {
+	uring_or_skip uring-zc
+	every_shape_in_order uring-zc
+}
+
+# A file of 11 datagrams at 1472 (10 of 1440 bytes of data, one of 600);
+# the sender leaves out 6, 8 and 10, sends 5 twice and 3 after 5.
+test_lost_duplicated_and_late_datagrams_are_counted_exactly() {
+	local rm ack
+	head -c 15000 /dev/urandom >"$T/file"
+	for rm in $RECV_MODES; do
+		start_zcs -u -m "$rm"
+		ack=$("$HELPERS/udppeer" send "$PORT" 1472 1 0,1,2,4,5,5,3,7,9 "$T/file")
+		expect_eq "$ack" "ack 8" "the ACK of -m $rm"
+		wait_summaries 1
+		expect_match "$(last_summary)" "^received 13248 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 9 datagrams, 3 lost, 1 out of order, 1 duplicated$CPU_TIMES\$" \
+			"-m $rm"
+		kill "$ZCS_PID"
+		wait "$ZCS_PID" 2>/dev/null || true
+	done
+}
+
+test_an_end_that_comes_again_is_answered_again_and_summed_up_once() {
+	head -c 3000 /dev/urandom >"$T/file"
+	start_zcs -u
+	expect_eq "$("$HELPERS/udppeer" send -e 3 "$PORT" 1472 1 0,1,2 "$T/file")" "ack 3" "the ACK"
+	wait_summaries 1
+	sleep 0.3
+	expect_eq "$(zcs_summaries | wc -l)" 1 "summaries"
+	expect_match "$(last_summary)" "^received 3096 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 3 datagrams, 0 lost, 0 out of order, 0 duplicated"
+}
+
+test_a_sender_that_goes_silent_ends_incomplete_after_W() {
+	head -c 6000 /dev/urandom >"$T/file"
+	start_zcs -u -W 1
+	expect_eq "$("$HELPERS/udppeer" send -x "$PORT" 1472 1 0,1,3 "$T/file")" "no ack" "udppeer"
+	wait_summaries 1
+	# 2 never came; 4 is past the highest seen, and with no END nobody knows of it.
+	expect_match "$(last_summary)" "^received 4416 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 3 datagrams, 1 lost, 0 out of order, 0 duplicated, incomplete: no end after 1 s with nothing received \(-W\)$CPU_TIMES\$"
+}
+
+# zcs stopped while a sender goes on: the kernel drops what its buffer
+# cannot hold, zcs counts exactly that as lost, and both ends agree.
+test_a_receiver_that_stops_reading_counts_what_it_lost() {
+	local before after sent got lost zcc_pid
+	head -c 2000000 /dev/urandom >"$T/file"
+	start_zcs -u -i 64k
+	before=$(awk '/^Udp: [0-9]/ { print $6 }' /proc/net/snmp)
+	kill -STOP "$ZCS_PID"
+	"$ROOT/zcc" -u -R 64m -W 10 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/zcc" 2>&1 &
+	zcc_pid=$!
+	started "$zcc_pid"
+	sleep 0.5
+	kill -CONT "$ZCS_PID"
+	wait "$zcc_pid" || fail "zcc: $(cat "$T/zcc")"
+	after=$(awk '/^Udp: [0-9]/ { print $6 }' /proc/net/snmp)
+	wait_summaries 1
+	sent=$(sed -n 's/.*, \([0-9]*\) datagrams in .*/\1/p' "$T/zcc")
+	got=$(last_summary | sed -n 's/.* kbytes\/sec, \([0-9]*\) datagrams, .*/\1/p')
+	lost=$(last_summary | sed -n 's/.* datagrams, \([0-9]*\) lost, .*/\1/p')
+	[ "$lost" -gt 0 ] || fail "nothing lost: $(last_summary)"
+	expect_eq "$((got + lost))" "$sent" "received and lost against sent"
+	expect_match "$(cat "$T/zcc")" ", $got received, " "zcc's count of what zcs received"
+	# The kernel's count of datagrams dropped for a full buffer: these, and ENDs that met it full.
+	[ $((after - before)) -ge "$lost" ] || fail "the kernel dropped $((after - before)), zcs counted $lost lost"
+	grep -q "note: [0-9.]*% of the datagrams were lost: more than 1%, and the load is not comparable" "$T/zcs.err" ||
+		fail "zcs did not say the load is not comparable: $(cat "$T/zcs.err")"
+	grep -q "^zcc: note: zcs received $got of $sent datagrams, [0-9.]*% lost: more than 1%" "$T/zcc" ||
+		fail "zcc did not say so: $(cat "$T/zcc")"
+}
+
+test_zcc_says_when_nothing_receives_its_datagrams() {
+	local rc=0
+	head -c 200000 /dev/urandom >"$T/file"
+	"$ROOT/zcc" -u -p "$(free_port)" -s 127.0.0.1 "$T/file" >"$T/out" 2>&1 || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(cat "$T/out")" "^zcc: nothing receives datagrams at the server's port \(zcs -u\?\): the host refused them after [0-9]+ bytes \(Connection refused\)\$"
+}
+
+test_zcc_says_when_its_end_is_not_answered() {
+	local port pid rc=0
+	head -c 5000 /dev/urandom >"$T/file"
+	"$HELPERS/udppeer" check -n 1472 1 "$T/file" >"$T/port" &
+	pid=$!
+	started "$pid"
+	wait_until 5 test -s "$T/port" || fail "udppeer did not start"
+	port=$(head -n 1 "$T/port")
+	"$ROOT/zcc" -u -W 1 -p "$port" -s 127.0.0.1 "$T/file" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(cat "$T/out")" "^sent 5128 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendmsg, 4 datagrams in 4 calls, rate 65536 kbytes/sec asked"
+	expect_eq "$(cat "$T/err")" "zcc: zcs did not answer the end of the datagrams within 1 s of the last one: the time above runs to the last datagram sent, unconfirmed"
+}
+
+test_a_datagram_that_is_not_zcs_is_said_and_ignored() {
+	start_zcs -u
+	printf 'hello' >/dev/udp/127.0.0.1/"$PORT"
+	wait_until 5 grep -q "a datagram that is not a zc sender's" "$T/zcs.err" || fail "nothing said: $(cat "$T/zcs.err")"
+	expect_match "$(grep "not a zc sender's" "$T/zcs.err")" "^zcs: ::ffff:127.0.0.1 port [0-9]+: a datagram that is not a zc sender's \(5 bytes\): ignored\$"
+	head -c 3000 /dev/urandom >"$T/file"
+	"$ROOT/zcc" -u -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	wait_summaries 1
+	expect_match "$(last_summary)" ", 3 datagrams, 0 lost, "
+}
+
+test_streams_of_one_zcc_are_senders_of_their_own() {
+	local i
+	udp_files "$T/f"
+	start_zcs -u
+	"$ROOT/zcc" -u -P 3 -R 192m -p "$PORT" -s 127.0.0.1 "$T/f"/* >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	wait_summaries 3
+	read -r d b <<<"$(dgram_expect 1472 1 "$T/f"/*)"
+	for i in 1 2 3; do
+		expect_match "$(zcs_summaries | sed -n "${i}p")" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated" "sender $i"
+		expect_match "$(grep "^stream $i: " "$T/out")" ", $d datagrams in [0-9]+ calls, $d received, rate 65536 kbytes/sec asked" "stream $i"
+	done
+	expect_match "$(grep '^all 3 streams: ' "$T/out")" "^all 3 streams: sent $((3 * b)) bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendmsg, $((3 * d)) datagrams in $((3 * d)) calls, $((3 * d)) received, rate 196608 kbytes/sec asked"
+}
+
+test_J_gives_both_ends_datagram_figures() {
+	local j
+	udp_files "$T/f"
+	read -r d b <<<"$(dgram_expect 1472 1 "$T/f"/*)"
+	start_zcs -u -J -m gro
+	"$ROOT/zcc" -u -J -m gso -p "$PORT" -s 127.0.0.1 "$T/f"/* >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	j=$(cat "$T/out")
+	for want in '"protocol":"udp"' '"mode":"gso"' '"datagram_bytes":1472' "\"bytes\":$b," "\"datagrams\":$d," \
+		"\"received_datagrams\":$d" '"rate_bytes_per_sec":67108864' '"confirmed":true'; do
+		case "$j" in *"$want"*) ;; *) fail "zcc -J has no $want: $j" ;; esac
+	done
+	wait_summaries 1
+	j=$(last_summary)
+	for want in '"protocol":"udp"' '"mode":"gro"' "\"bytes\":$b," "\"datagrams\":$d," "\"distinct\":$d," \
+		'"lost":0,' '"out_of_order":0,' '"duplicated":0,' '"loss_pct":0.000' '"lossy":false' \
+		"\"sent_datagrams\":$d," "\"sent_bytes\":$b," '"complete":true' '"idle_closed":false' \
+		'"meter":null' '"rcvbuf":4194304'; do
+		case "$j" in *"$want"*) ;; *) fail "zcs -J has no $want: $j" ;; esac
+	done
+}
+
+test_zcs_reports_each_interval_of_a_sender() {
+	head -c 3000000 /dev/urandom >"$T/file"
+	start_zcs -u -t 1
+	"$ROOT/zcc" -u -R 1m -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	wait_summaries 1
+	[ "$(grep -c -E '^[0-9]+ kbytes/sec$' "$T/zcs.out")" -ge 2 ] || fail "intervals: $(cat "$T/zcs.out")"
+	# Each full second at 1 MiB/s with its headers: about 1045 kbytes/sec.
+	grep -E '^[0-9]+ kbytes/sec$' "$T/zcs.out" | head -n 2 | while read -r k _; do
+		[ "$k" -ge 900 ] && [ "$k" -le 1200 ] || fail "an interval of $k kbytes/sec at 1 MiB/s"
+	done
+}
+
+test_the_mode_lists_are_the_datagram_modes() {
+	expect_eq "$("$ROOT/zcc" -u -m '?' | paste -sd' ')" "$SEND_MODES" "zcc -u -m '?'"
+	expect_eq "$("$ROOT/zcs" -u -m '?' | paste -sd' ')" "$RECV_MODES" "zcs -u -m '?'"
+	usage_error zcc "zcc: -m 'peek': unknown mode (sendmsg, sendmmsg, gso, gso-zerocopy, uring or uring-zc)" -u -m peek -s localhost /etc/hostname
+	usage_error zcs "zcs: -m 'peek': unknown mode (read, recvmmsg, gro or trunc)" -u -m peek
+}
+
+test_bad_datagram_options_are_usage_errors() {
+	usage_error zcc "zcc: -l '32': must be at least 33" -u -l 32 -s localhost /etc/hostname
+	usage_error zcc "zcc: -l '0': must be at least 33" -u -l 0 -s localhost /etc/hostname
+	usage_error zcc "zcc: -l '65508': must be at most 65507" -u -l 65508 -s localhost /etc/hostname
+	usage_error zcc "zcc: -l sets the datagrams' size: it needs -u" -l 1000 -s localhost /etc/hostname
+	usage_error zcc "zcc: -m sendfile is for TCP: with -u, a mode sends datagrams (see -u -m '?')" -u -m sendfile -s localhost /etc/hostname
+	usage_error zcc "zcc: -m gso sends datagrams: it needs -u" -m gso -s localhost /etc/hostname
+	usage_error zcc "zcc: -k is for TCP: -u sends datagrams" -u -k -s localhost /etc/hostname
+	usage_error zcc "zcc: -S is for TCP: -u sends datagrams" -u -S -s localhost /etc/hostname
+	usage_error zcc "zcc: -M is for TCP: -u sends datagrams" -u -M 1000 -s localhost /etc/hostname
+	usage_error zcc "zcc: -q needs -m gso-zerocopy or uring-zc (mode gso sends one batch at a time)" -u -m gso -q 4 -s localhost /etc/hostname
+	usage_error zcs "zcs: -b is for TCP: -u takes each datagram whole, into 65536 bytes" -u -b 1m
+	usage_error zcs "zcs: -l is for TCP (SO_RCVLOWAT): -u takes each datagram as it comes" -u -l 1
+	usage_error zcs "zcs: -m splice is for TCP: with -u, a mode receives datagrams (see -u -m '?')" -u -m splice
+	usage_error zcs "zcs: -m gro receives datagrams: it needs -u" -m gro
+}
+
+# Between two hosts (namespaces joined by veth, MTU 1500): a datagram over the
+# path's MTU is refused before it is sent, in every mode, and one that fits
+# goes, every one counted.
+test_datagrams_over_the_paths_mtu_are_refused() {
+	local rc m
+	two_hosts
+	head -c 500000 /dev/urandom >"$T/file"
+	PORT=$(random_port)
+	ip netns exec "$NS_B" "$ROOT/zcs" -u -p "$PORT" >"$T/zcs.out" 2>"$T/zcs.err" &
+	ZCS_PID=$!
+	started "$ZCS_PID"
+	sleep 0.3
+	for m in sendmsg gso; do
+		rc=0
+		ip netns exec "$NS_A" "$ROOT/zcc" -u -m "$m" -l 1473 -p "$PORT" -s 10.251.0.2 "$T/file" >"$T/out" 2>&1 || rc=$?
+		expect_eq "$rc" 1 "exit code of -m $m -l 1473"
+		case "$m" in
+		gso) want="; UDP_SEGMENT refuses such segments" ;;
+		*) want="" ;;
+		esac
+		expect_eq "$(cat "$T/out")" "zcc: -l 1473: more than a datagram can carry unfragmented to the server (1472 bytes: the path's MTU less the IP and UDP headers)$want"
+		ip netns exec "$NS_A" "$ROOT/zcc" -u -m "$m" -p "$PORT" -s 10.251.0.2 "$T/file" >"$T/out" 2>&1 ||
+			fail "-m $m at 1472: $(cat "$T/out")"
+		expect_match "$(cat "$T/out")" ", 348 datagrams in [0-9]+ calls, 348 received, "
+	done
+}
+
+run_tests "$@"

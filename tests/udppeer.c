@@ -1,0 +1,303 @@
+/*
+ * udppeer: the tests' independent peer of zcc -u and zcs -u, written from
+ * the datagram format's description (docs/programs.txt) and sharing no code
+ * with zc.
+ *
+ *   udppeer check [-n] LEN LOOPS FILE...
+ *	Binds 127.0.0.1 on a port of the kernel's choosing, prints it, and
+ *	takes one sender's datagrams until its END: each DATA datagram must be
+ *	byte for byte the one the format prescribes for its number, given the
+ *	datagram size LEN, the loops and the files. Answers the END with an ACK
+ *	(not with -n: its ENDs go unanswered until they stop for 2 s) and prints
+ *	"datagrams D, distinct N, bytes B, out of order O, duplicated U, wrong W, end E"
+ *	where E is the END's count of datagrams sent. Exits 0 when every
+ *	datagram was right and none was missing, 1 if not, 2 on a failure.
+ *
+ *   udppeer send [-e ends] [-x] PORT LEN LOOPS ORDER FILE...
+ *	Sends the files' datagrams to 127.0.0.1 PORT in the ORDER given, a
+ *	comma-separated list of datagram numbers (one may be left out, come
+ *	twice or come late), then the END (-e times; -x: none), and waits a
+ *	second for the ACK, printing "ack D" (the distinct datagrams zcs says
+ *	came) or "no ack".
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEADER 32
+#define MAX_FILES 64
+#define MAX_DGRAMS 200000
+
+static unsigned char *contents[MAX_FILES];
+static size_t sizes[MAX_FILES];
+static int n_files;
+
+/* Where datagram s's slice comes from: filled in by plan(). */
+static struct slice {
+	uint32_t loop, file, offset, len;
+} slices[MAX_DGRAMS];
+static size_t n_slices;
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static void load(char **paths, int n)
+{
+	for (int i = 0; i < n && i < MAX_FILES; i++) {
+		struct stat st;
+		int fd = open(paths[i], O_RDONLY);
+
+		if (fd < 0 || fstat(fd, &st) < 0)
+			die(paths[i]);
+		sizes[i] = st.st_size;
+		contents[i] = malloc(sizes[i] + 1);
+		if (!contents[i] || read(fd, contents[i], sizes[i]) != (ssize_t)sizes[i])
+			die(paths[i]);
+		close(fd);
+		n_files++;
+	}
+}
+
+/* Every datagram in order: each loop, each file, slices of len - HEADER, at least one a file. */
+static void plan(size_t len, unsigned loops)
+{
+	size_t room = len - HEADER;
+
+	for (unsigned l = 0; l < loops; l++)
+		for (int f = 0; f < n_files; f++) {
+			size_t at = 0;
+
+			do {
+				size_t n = sizes[f] - at < room ? sizes[f] - at : room;
+
+				if (n_slices == MAX_DGRAMS) {
+					fprintf(stderr, "udppeer: more than %d datagrams\n", MAX_DGRAMS);
+					exit(2);
+				}
+				slices[n_slices++] = (struct slice){ l, f, at, n };
+				at += n;
+			} while (at < sizes[f]);
+		}
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = v >> 24, p[1] = v >> 16, p[2] = v >> 8, p[3] = v;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+/* Datagram s as the format has it: "zcDG", kind 1, stream, loop, seq, file, offset, data. */
+static size_t build(unsigned char *out, uint32_t stream, size_t s)
+{
+	const struct slice *sl = &slices[s];
+
+	memcpy(out, "zcDG", 4);
+	put32(out + 4, 1);
+	put32(out + 8, stream);
+	put32(out + 12, sl->loop);
+	put32(out + 16, (uint64_t)s >> 32);
+	put32(out + 20, s);
+	put32(out + 24, sl->file);
+	put32(out + 28, sl->offset);
+	memcpy(out + HEADER, contents[sl->file] + sl->offset, sl->len);
+	return HEADER + sl->len;
+}
+
+/* An END or ACK: kind, stream, loop, count, file, 0, then the byte count. */
+static size_t build_end(unsigned char *out, uint32_t kind, uint32_t stream, uint32_t loops,
+			uint64_t count, uint64_t bytes)
+{
+	memcpy(out, "zcDG", 4);
+	put32(out + 4, kind);
+	put32(out + 8, stream);
+	put32(out + 12, loops);
+	put32(out + 16, count >> 32);
+	put32(out + 20, count);
+	put32(out + 24, n_files);
+	put32(out + 28, 0);
+	put32(out + 32, bytes >> 32);
+	put32(out + 36, bytes);
+	return 40;
+}
+
+static int check(int argc, char **argv)
+{
+	static unsigned char got[65536], want[65536], seen[MAX_DGRAMS];
+	int no_ack = argc > 0 && strcmp(argv[0], "-n") == 0;
+	size_t len, datagrams = 0, distinct = 0, bytes = 0, ooo = 0, dups = 0, wrong = 0, high = 0;
+	unsigned loops;
+	uint64_t end = 0;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t salen = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), big = 8 << 20;
+	int64_t stream = -1;
+
+	argv += no_ack, argc -= no_ack;
+	if (argc < 3)
+		return fprintf(stderr, "usage: udppeer check [-n] LEN LOOPS FILE...\n"), 2;
+	len = atol(argv[0]);
+	loops = atoi(argv[1]);
+	load(argv + 2, argc - 2);
+	plan(len, loops);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &salen) < 0)
+		die("bind");
+	printf("%d\n", ntohs(sa.sin_port));
+	fflush(stdout);
+	for (;;) {
+		struct sockaddr_storage from;
+		socklen_t flen = sizeof(from);
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		uint64_t s;
+
+		if (poll(&pfd, 1, 20000) <= 0) {
+			fprintf(stderr, "udppeer: nothing for 20 s\n");
+			return 2;
+		}
+		n = recvfrom(fd, got, sizeof(got), 0, (struct sockaddr *)&from, &flen);
+		if (n < HEADER || memcmp(got, "zcDG", 4) != 0) {
+			wrong++;
+			continue;
+		}
+		if (stream < 0)
+			stream = get32(got + 8);
+		if (get32(got + 8) != stream) {
+			wrong++;
+			continue;
+		}
+		if (get32(got + 4) == 2 && n == 40) {
+			struct pollfd more = { .fd = fd, .events = POLLIN };
+
+			end = get64(got + 16);
+			if (!no_ack) {
+				size_t m = build_end(want, 3, stream, 0, distinct, bytes);
+
+				sendto(fd, want, m, 0, (struct sockaddr *)&from, flen);
+				break;
+			}
+			/* -n: the port stays open, the ENDs that come again unanswered, until they stop. */
+			while (poll(&more, 1, 2000) > 0)
+				recv(fd, got, sizeof(got), 0);
+			break;
+		}
+		s = get64(got + 16);
+		datagrams++;
+		if (get32(got + 4) != 1 || s >= n_slices || (size_t)n != build(want, stream, s) ||
+		    memcmp(got, want, n) != 0) {
+			wrong++;
+			continue;
+		}
+		if (seen[s]++) {
+			dups++;
+			continue;
+		}
+		distinct++;
+		bytes += n;
+		if (s + 1 < high)
+			ooo++;
+		if (s + 1 > high)
+			high = s + 1;
+	}
+	printf("datagrams %zu, distinct %zu, bytes %zu, out of order %zu, duplicated %zu, wrong %zu, "
+	       "end %llu\n", datagrams, distinct, bytes, ooo, dups, wrong, (unsigned long long)end);
+	return wrong || distinct != n_slices || end != n_slices ? 1 : 0;
+}
+
+static int send_order(int argc, char **argv)
+{
+	static unsigned char out[65536];
+	int ends = 1, opt_args = 0;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct pollfd pfd;
+	uint32_t stream = 0x5eed0000 | (getpid() & 0xffff);
+	uint64_t sent_bytes = 0;
+	unsigned loops;
+	char *order, *tok;
+	int fd;
+
+	while (argc > opt_args + 1 && argv[opt_args][0] == '-') {
+		if (strcmp(argv[opt_args], "-e") == 0)
+			ends = atoi(argv[opt_args + 1]), opt_args += 2;
+		else if (strcmp(argv[opt_args], "-x") == 0)
+			ends = 0, opt_args++;
+		else
+			break;
+	}
+	argv += opt_args, argc -= opt_args;
+	if (argc < 5)
+		return fprintf(stderr, "usage: udppeer send [-e ends] [-x] PORT LEN LOOPS ORDER FILE...\n"), 2;
+	sa.sin_port = htons(atoi(argv[0]));
+	loops = atoi(argv[2]);
+	load(argv + 4, argc - 4);
+	plan(atol(argv[1]), loops);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("connect");
+	order = strdup(argv[3]);
+	for (tok = strtok(order, ","); tok; tok = strtok(NULL, ",")) {
+		size_t s = strtoul(tok, NULL, 10), n;
+
+		if (s >= n_slices)
+			return fprintf(stderr, "udppeer: no datagram %zu\n", s), 2;
+		n = build(out, stream, s);
+		if (send(fd, out, n, 0) != (ssize_t)n)
+			die("send");
+		sent_bytes += n;
+		/* Paced a little, so that the receiver's buffer never decides the count. */
+		usleep(200);
+	}
+	for (int i = 0; i < ends; i++) {
+		size_t n = build_end(out, 2, stream, loops, n_slices, sent_bytes);
+
+		if (send(fd, out, n, 0) != (ssize_t)n)
+			die("send END");
+		usleep(50000);
+	}
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (ends && poll(&pfd, 1, 1000) > 0) {
+		ssize_t n = recv(fd, out, sizeof(out), 0);
+
+		if (n == 40 && memcmp(out, "zcDG", 4) == 0 && get32(out + 4) == 3 &&
+		    get32(out + 8) == stream) {
+			printf("ack %llu\n", (unsigned long long)get64(out + 16));
+			return 0;
+		}
+		if (n < 0 && errno != EINTR)
+			die("recv");
+	}
+	printf("no ack\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "check") == 0)
+		return check(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "send") == 0)
+		return send_order(argc - 2, argv + 2);
+	fprintf(stderr, "usage: udppeer check|send ...\n");
+	return 2;
+}
