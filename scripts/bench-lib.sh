@@ -45,18 +45,28 @@ bench_cleanup() {
 BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc
 # zcs -m, in the order `zcs -m '?'` lists them (tests/t_man.sh holds them to it).
 BENCH_RECV_MODES=read,trunc,splice,zerocopy
+# The datagram modes, zcc -u -m '?' and zcs -u -m '?'. A runs CSV names them
+# udp-MODE, so that uring, read and their namesakes stay apart.
+BENCH_UDP_SEND_MODES=sendmsg,sendmmsg,gso,gso-zerocopy,uring,uring-zc
+BENCH_UDP_RECV_MODES=read,recvmmsg,gro,trunc
+# udp_names LIST: LIST with udp- before each name.
+udp_names() {
+	echo "$1" | sed 's/\([^,]*\)/udp-\1/g'
+}
 
 # A zc-matrix runs CSV: one row per cell and round, these columns in this
 # order (zc-matrix writes them by these names, runs.awk reads them by name).
 # The cell: round, mode (zcc -m), bufsize (zcc -b, "-" for none), placement,
 # recv (zcs -m), offload (the sending interface's state, empty when it was
-# not switched), rate_bytes_per_sec (zcc -R, empty at full speed). The
-# figures: docs/programs.txt says what each is.
+# not switched), rate_bytes_per_sec (zcc -R, empty at full speed). A
+# datagram cell's mode and recv are udp-MODE (zcc -u -m MODE, zcs -u -m),
+# its bufsize zcc -l. The figures: docs/programs.txt says what each is; the
+# last three are the datagram cells' alone.
 BENCH_RUNS_COLUMNS="round mode bufsize placement recv mbytes_per_sec busy_pct_proc_stat
 	demand_proc_stat_us_per_kb zcc_us_per_kb zcs_us_per_kb mbytes_per_sec_metered load_pct demand_us_per_kb
 	kernel_pct meter_throughput_change_pct copied_pct mapped_pct ints_per_sec rx_pps tx_pps recv_load_pct
 	recv_demand_us_per_kb recv_kernel_pct recv_ints_per_sec recv_rx_pps recv_tx_pps offload rate_bytes_per_sec
-	rate_reached_pct rate_reached_pct_metered time_lost_pct slowdown_pct"
+	rate_reached_pct rate_reached_pct_metered time_lost_pct slowdown_pct dgrams_per_sec calls_per_sec loss_pct"
 BENCH_RUNS_COLUMNS=$(echo $BENCH_RUNS_COLUMNS)
 
 # column_of CSV NAME: the number of the CSV's column of that name, or nothing.

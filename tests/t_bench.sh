@@ -17,9 +17,9 @@ ROW_CELL="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zeroco
 ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) \\| (-|$NUM  $FIG)\$"
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct
 # The cells CSV's figures: the runs CSV's, and the gap the report derives.
-CELL_FIGS="$(echo "$RUNS_HEADER" | cut -d, -f6-26,29-32 | tr ',' ' ') meter_gap_pts"
+CELL_FIGS="$(echo "$RUNS_HEADER" | cut -d, -f6-26,29-32 | tr ',' ' ') meter_gap_pts $(echo "$RUNS_HEADER" | cut -d, -f33-35 | tr ',' ' ')"
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
@@ -34,7 +34,7 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
@@ -535,11 +535,12 @@ test_report_names_what_is_wrong_with_its_input() {
 	bash "$ROOT/scripts/zc-report" "$T/none.csv" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/none.csv: cannot be read"
 	bad_csv 'line 3: a quoted field (zc-matrix writes none)' '"1",write,1048576,separate,read,2926.2'
-	bad_csv 'line 3: 20 fields, where the header has 32' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
+	bad_csv 'line 3: 20 fields, where the header has 35' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
 	bad_csv "line 3: mbytes_per_sec is '99999999999999999999'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,99999999999999999999,/')"
 	bad_csv "line 3: load_pct is 'nan'" "$(echo "$GOOD_ROW" | sed 's/,53\.3,/,nan,/')"
 	bad_csv "line 3: kernel_pct is 'inf'" "$(echo "$GOOD_ROW" | sed 's/,60\.7,/,inf,/')"
 	bad_csv "line 3: mode is 'sendfilez'" "$(echo "$GOOD_ROW" | sed 's/,write,/,sendfilez,/')"
+	bad_csv "line 3: recv is 'udp-splice'" "$(echo "$GOOD_ROW" | sed 's/,read,/,udp-splice,/')"
 	bad_csv "line 3: round is '0'" "$(echo "$GOOD_ROW" | sed 's/^1,/0,/')"
 	rc=0
 	bash "$ROOT/scripts/zc-report" --width 0 "$T/bad.csv" >/dev/null 2>"$T/err" || rc=$?
@@ -561,7 +562,7 @@ test_report_names_what_is_wrong_with_its_input() {
 }
 
 # A runs CSV row as zc-matrix writes it (full speed).
-GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5
+GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5,,,
 
 # bad_csv MESSAGE ROW: zc-report refuses a runs CSV with ROW after a good
 # one, exit 1, naming the line and what is wrong in it; the good row alone
@@ -687,7 +688,7 @@ test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 # csv_row ROUND MODE RATE DEMAND LOAD KERNEL REACHED REACHED_METERED: a runs
 # CSV row, separate CPUs, zcs reading, -b 1048576, the other figures fixed.
 csv_row() {
-	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0"
+	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,"
 }
 
 # The report, of runs made up for it: a section per rate; at one rate the
@@ -724,6 +725,64 @@ test_report_at_one_rate_sets_aside_a_method_that_missed_it() {
     write -b 1048576       0.905 us/KB  +12.4% [+12.3, +12.5]"
 	expect_eq "$(cut -d, -f1,5 "$T/out/zc-matrix.csv" | tr '\n' '|')" \
 		"mode,rate_bytes_per_sec|send,|write,|send,104857600|write,104857600|zerocopy,104857600|" "the cells CSV's rates"
+}
+
+# --proto udp: the datagram cells, paced at zcc -u's 64m, in a table of their
+# own with datagrams and calls a second and the loss, their -l where -b is,
+# and a verdict for each receive mode; both ends counted every datagram.
+test_matrix_proto_udp_tables_the_datagram_modes() {
+	local block
+	matrix --proto udp --udp-modes sendmsg,gso --udp-recv read,gro --dgram-sizes 1472,9000 --placements none \
+		--rate-rounds 2 --rate-secs 0.2 --seed 5
+	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -n [0-9]*, about 0.2 s a run' "$T/table" ||
+		fail "no line of the pace: $(cat "$T/table")"
+	grep -q "^# .*/zcc -J -c -T 300 -u -m gso -l 9000 -R 64m -s 127.0.0.1 -p [0-9]* -n [0-9]* <60 files>$" "$T/table" ||
+		fail "no datagram zcc line: $(cat "$T/table")"
+	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -u -m gro$" "$T/table" || fail "no zcs -u line"
+	grep -q '^datagrams  *-l placement recv  *| MB/s  *reached load%  *us/KB (zcc -c)  *kernel%  *gap | us/KB: zcc  zcs   | meter effect on MB/s | copied |  dgrams/s   calls/s   loss |' "$T/table" ||
+		fail "no datagram header: $(cat "$T/table")"
+	expect_eq "$(grep -E '^udp-' "$T/table" | awk '{ print $1 "/" $2 "/" $4 }' | tr '\n' ' ')" \
+		"udp-sendmsg/1472/udp-read udp-sendmsg/9000/udp-read udp-gso/1472/udp-read udp-gso/9000/udp-read udp-sendmsg/1472/udp-gro udp-sendmsg/9000/udp-gro udp-gso/1472/udp-gro udp-gso/9000/udp-gro " \
+		"rows in order"
+	grep -q '^mode ' "$T/table" && fail "a TCP table with no TCP cells"
+	# Runs CSV: datagrams and calls a second, and the loss: none over loopback at 64m.
+	awk -F, 'NR > 1 && !($2 ~ /^udp-(sendmsg|gso)$/ && $5 ~ /^udp-(read|gro)$/ && $33 > 0 && $34 > 0 && $35 == "0.00") { bad = 1 }
+		NR > 1 && $2 == "udp-sendmsg" && $33 != $34 { bad = 1 }
+		NR > 1 && $2 == "udp-gso" && !($34 < $33 / 4) { bad = 1 } END { exit bad }' "$T/out/zc-matrix-runs.csv" ||
+		fail "datagram figures: $(cat "$T/out/zc-matrix-runs.csv")"
+	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" 16 "runs CSV rows"
+	for r in read gro; do
+		block=$(sed -n "/^  placement none, zcs -u -m $r:\$/,/^  placement\|^#/p" "$T/table" | grep '^    ')
+		expect_eq "$(echo "$block" | wc -l)" 4 "methods ranked for zcs -u -m $r: $block"
+		echo "$block" | grep -v -E '^    udp-(sendmsg|gso) -l (1472|9000) +-?[0-9]+\.[0-9]{3} us/KB  load +-?[0-9]+\.[0-9]%  (cheapest|[-+][0-9.]+% \[[-+][0-9.]+, [-+][0-9.]+\].*)$' &&
+			fail "verdict lines: $block"
+	done
+	return 0
+}
+
+# A datagram cell that lost more than 1% did less work: named, not ranked.
+test_report_sets_aside_a_datagram_cell_that_lost_too_much() {
+	udp_row() {
+		echo "$1,udp-$2,1472,none,udp-read,67.0,20.0,5.000,2.000,1.000,67.0,$3,$4,$3,0.0,,,40000,40000,40000,,,,,,,,67108864,100.0,100.0,$3,0.0,45000,$5,$6"
+	}
+	{
+		echo "$RUNS_HEADER"
+		udp_row 1 gso 5.0 1.500 1100 0.00
+		udp_row 2 gso 5.2 1.520 1100 0.00
+		udp_row 1 sendmsg 25.0 7.500 45000 0.10
+		udp_row 2 sendmsg 25.5 7.600 45000 0.20
+		udp_row 1 sendmmsg 20.0 6.000 1100 3.50
+		udp_row 2 sendmmsg 20.2 6.100 1100 4.50
+	} >"$T/runs.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(sed -n '/^Verdict at one rate/,$p' "$T/report" | grep '^  ')" \
+		"  placement none, zcs -u -m read:
+    udp-gso -l 1472        1.510 us/KB  load   5.1%  cheapest
+    udp-sendmsg -l 1472    7.550 us/KB  load  25.2%  +400.0% [+400.0, +400.0]
+    udp-sendmmsg -l 1472   lost 4.00% of its datagrams, more than 1%: its load is not comparable; not ranked"
+	expect_eq "$(grep -E '^udp-' "$T/report" | awk -F'|' '{ print $6 }' | tr -s ' ' | tr '\n' '|')" \
+		" 45000 45000 0.15% | 45000 1100 4.00% | 45000 1100 0.00% |" "dgrams/s, calls/s and loss: sendmsg, sendmmsg, gso"
 }
 
 # bad_option MESSAGE ARGS...: zc-matrix exits 2 with that one line, before it
@@ -774,6 +833,13 @@ test_matrix_rejects_bad_options() {
 	bad_option "--loops '99999999999': out of range (1 to 4294967295)" --loops 99999999999
 	bad_option "--rounds '99999999999999999999': out of range (1 to 10000)" --rounds 99999999999999999999
 	bad_option "--tare-ms '60001': out of range (0 to 60000)" --tare-ms 60001
+	bad_option "--proto 'sctp': tcp, udp or tcp,udp" --proto sctp
+	bad_option "--udp-modes: unknown datagram mode 'sendfile'" --proto udp --udp-modes gso,sendfile
+	bad_option "--udp-recv: unknown datagram receive mode 'splice'" --proto udp --udp-recv splice
+	bad_option "--dgram-sizes '32': out of range (33 to 65507)" --proto udp --dgram-sizes 1472,32
+	bad_option "--proto tcp,udp: the datagram cells run paced only: give --rate RATE or auto" --proto tcp,udp
+	bad_option "--rate auto paces at a share of the TCP cells' full speed: with --proto udp alone, give a rate" \
+		--proto udp --rate auto
 	bash "$ROOT/scripts/zc-matrix" --frobnicate >/dev/null 2>"$T/err" || rc=$?
 	expect_eq "$rc" 2
 	grep -q '^usage: scripts/zc-matrix' "$T/err" || fail "no usage"

@@ -78,6 +78,8 @@ test_every_list_of_send_modes_is_the_table() {
 	table=$("$ROOT/zcc" -u -m '?' | paste -sd, | sed 's/,/, /g')
 	[ "$(echo "$table" | wc -w)" -ge 6 ] || fail "no list of modes from zcc -u -m '?': $table"
 	expect_eq "$(page_modes zcc datagram)" "$table" "zcc.1's datagram modes"
+	expect_eq "$(sed -n 's/^BENCH_UDP_SEND_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$table" \
+		"zc-matrix --udp-modes's modes"
 	table=$("$ROOT/zcc" -m '?' | paste -sd, | sed 's/,/, /g')
 	expect_eq "$(sed -n 's/^BENCH_SEND_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$table" \
 		"the benchmarks' modes"
@@ -93,8 +95,10 @@ test_every_list_of_receive_modes_is_zcs_own() {
 	expect_eq "$("$ROOT/zcs" -m peek 2>&1 | sed -n "s/^zcs: -m 'peek': unknown mode (\(.*\))\$/\1/p" |
 		sed 's/ or /, /')" "$modes" "the unknown-mode message's modes"
 	expect_eq "$(page_modes zcs stream)" "$modes" "zcs.1's modes"
-	expect_eq "$(page_modes zcs datagram)" "$("$ROOT/zcs" -u -m '?' | paste -sd, | sed 's/,/, /g')" \
-		"zcs.1's datagram modes"
+	modes=$("$ROOT/zcs" -u -m '?' | paste -sd, | sed 's/,/, /g')
+	expect_eq "$(page_modes zcs datagram)" "$modes" "zcs.1's datagram modes"
+	expect_eq "$(sed -n 's/^BENCH_UDP_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$modes" \
+		"zc-matrix --udp-recv's modes"
 	expect_eq "$(sed -n 's/^BENCH_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$modes" \
 		"zc-matrix --recv's and zc-report's modes"
 	! grep -n 'read,trunc,splice\|read | trunc' "$ROOT/scripts/zc-matrix" "$ROOT/scripts/zc-report" ||

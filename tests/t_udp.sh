@@ -139,16 +139,16 @@ test_uring_zc_sends_every_datagram_whole_and_in_order_at_every_shape() {
 }
 
 # A file of 11 datagrams at 1472 (10 of 1440 bytes of data, one of 600);
-# the sender leaves out 6, 8 and 10, sends 5 twice and 3 after 5.
+# the sender leaves out 6, 8 and 10, sends 5 and 2 twice and 3 after 5.
 test_lost_duplicated_and_late_datagrams_are_counted_exactly() {
 	local rm ack
 	head -c 15000 /dev/urandom >"$T/file"
 	for rm in $RECV_MODES; do
 		start_zcs -u -m "$rm"
-		ack=$("$HELPERS/udppeer" send "$PORT" 1472 1 0,1,2,4,5,5,3,7,9 "$T/file")
+		ack=$("$HELPERS/udppeer" send "$PORT" 1472 1 0,1,2,4,5,5,3,7,2,9 "$T/file")
 		expect_eq "$ack" "ack 8" "the ACK of -m $rm"
 		wait_summaries 1
-		expect_match "$(last_summary)" "^received 13248 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 9 datagrams, 3 lost, 1 out of order, 1 duplicated$CPU_TIMES\$" \
+		expect_match "$(last_summary)" "^received 14720 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 10 datagrams, 3 lost, 1 out of order, 2 duplicated$CPU_TIMES\$" \
 			"-m $rm"
 		kill "$ZCS_PID"
 		wait "$ZCS_PID" 2>/dev/null || true
@@ -282,6 +282,36 @@ test_zcs_reports_each_interval_of_a_sender() {
 	grep -E '^[0-9]+ kbytes/sec$' "$T/zcs.out" | head -n 2 | while read -r k _; do
 		[ "$k" -ge 900 ] && [ "$k" -le 1200 ] || fail "an interval of $k kbytes/sec at 1 MiB/s"
 	done
+}
+
+# The fields of a metered summary, as t_zcs_cpu.sh has them.
+METERED=', cpu -?[0-9]+\.[0-9]%, -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9]+\.[0-9]%'
+
+# zcs -u -c: a sender alone gets the host's load, its demand and the link;
+# with two at once the meter measures the first, which says it shared its
+# window, and the second says it has no figure.
+test_c_measures_one_sender_at_a_time() {
+	local pid
+	head -c 8000000 /dev/urandom >"$T/file"
+	read -r d b <<<"$(dgram_expect 1472 3 "$T/file")"
+	calibrate_here
+	start_zcs -u -c -T 300
+	"$ROOT/zcc" -u -n 3 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	wait_summaries 1
+	expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$METERED$CPU_TIMES$LO_LINK\$"
+	sleep 0.5
+	"$ROOT/zcc" -u -n 3 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out2" 2>&1 &
+	pid=$!
+	started "$pid"
+	"$ROOT/zcc" -u -n 3 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	wait "$pid" || fail "the other zcc: $(cat "$T/out2")"
+	wait_summaries 3
+	expect_match "$(zcs_summaries | sed -n 2p)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$METERED, shared with another sender$CPU_TIMES$LO_LINK\$" \
+		"the sender measured"
+	expect_match "$(zcs_summaries | sed -n 3p)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$CPU_TIMES\$" \
+		"the sender not measured"
+	grep -q "^zcs: ::ffff:127.0.0.1 port [0-9]*: no load figure: another sender held the meter (-c measures one at a time)\$" "$T/zcs.err" ||
+		fail "no line for the sender not measured: $(cat "$T/zcs.err")"
 }
 
 test_the_mode_lists_are_the_datagram_modes() {
