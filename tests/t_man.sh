@@ -89,15 +89,15 @@ test_every_list_of_send_modes_is_the_table() {
 # -m entries and the modes zc-matrix --recv and zc-report take are one list;
 # and -u's modes, zcs -u -m '?' and zcs.1's DATAGRAMS.
 test_every_list_of_receive_modes_is_zcs_own() {
-	local modes
+	local modes dgram_modes
 	modes=$("$ROOT/zcs" -m '?' | paste -sd, | sed 's/,/, /g')
 	[ "$(echo "$modes" | wc -w)" -ge 4 ] || fail "no list of modes from zcs -m '?': $modes"
 	expect_eq "$("$ROOT/zcs" -m peek 2>&1 | sed -n "s/^zcs: -m 'peek': unknown mode (\(.*\))\$/\1/p" |
 		sed 's/ or /, /')" "$modes" "the unknown-mode message's modes"
 	expect_eq "$(page_modes zcs stream)" "$modes" "zcs.1's modes"
-	modes=$("$ROOT/zcs" -u -m '?' | paste -sd, | sed 's/,/, /g')
-	expect_eq "$(page_modes zcs datagram)" "$modes" "zcs.1's datagram modes"
-	expect_eq "$(sed -n 's/^BENCH_UDP_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$modes" \
+	dgram_modes=$("$ROOT/zcs" -u -m '?' | paste -sd, | sed 's/,/, /g')
+	expect_eq "$(page_modes zcs datagram)" "$dgram_modes" "zcs.1's datagram modes"
+	expect_eq "$(sed -n 's/^BENCH_UDP_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$dgram_modes" \
 		"zc-matrix --udp-recv's modes"
 	expect_eq "$(sed -n 's/^BENCH_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$modes" \
 		"zc-matrix --recv's and zc-report's modes"
