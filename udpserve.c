@@ -69,6 +69,7 @@ struct server {
 	int fd;
 	struct sender *senders;	/* -L of them */
 	struct sender *holder;	/* of the meter */
+	struct sender *last;	/* the last one a datagram came from: the next likely does too */
 	uint64_t junk;		/* datagrams that were not zc's */
 	uint64_t turned_away;	/* datagrams of senders past -L */
 	long rcvbuf;		/* what the socket was granted */
@@ -81,14 +82,22 @@ static int same_address(const struct sender *d, const struct sockaddr *from, soc
 	return d->from_len == len && memcmp(&d->from, from, len) == 0;
 }
 
+static int is_it(const struct sender *d, const struct sockaddr *from, socklen_t len,
+		 uint32_t stream)
+{
+	return (d->active || d->ended) && d->stream == stream && same_address(d, from, len);
+}
+
 static struct sender *find_sender(struct server *sv, const struct sockaddr *from, socklen_t len,
 				  uint32_t stream)
 {
+	if (sv->last && is_it(sv->last, from, len, stream))
+		return sv->last;
 	for (long i = 0; i < sv->s->max_conns; i++) {
 		struct sender *d = &sv->senders[i];
 
-		if ((d->active || d->ended) && d->stream == stream && same_address(d, from, len))
-			return d;
+		if (is_it(d, from, len, stream))
+			return sv->last = d;
 	}
 	return NULL;
 }
@@ -335,6 +344,7 @@ static void take(void *ctx, const struct rx_datagram *dg)
 			return;
 		}
 		start_sender(sv, d, dg, h.stream);
+		sv->last = d;
 	}
 	d->last_ns = timing_now_ns();
 	if (h.kind == DGRAM_DATA) {
