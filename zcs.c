@@ -31,8 +31,6 @@
 #include "lib/timing.h"
 #include "rx/rx.h"
 
-
-
 /*
  * -L: connections served at once. A peer can open connections and send
  * nothing for as long as it likes; each is a process and, once data comes,
@@ -41,8 +39,6 @@
 #define DEFAULT_MAX_CONNS 64
 /* -W: a connection that sends nothing for this long ends, its summary says so. */
 #define DEFAULT_IDLE_SECS 60
-
-
 
 /* What the parent learns of a connection as it accepts it, before its child is forked. */
 struct arrival {

@@ -18,7 +18,7 @@ json() {
 # the 2001 kind, about 350 KB each: uring-zc once held only a quarter of the
 # rate with them, its buffers coming back only with the next chunk's.
 test_R_paces_every_mode_near_the_rate_asked() {
-	local mode full rate loops want set_bytes n=0
+	local mode full f rate loops want set_bytes n=0
 	need_python
 	mkdir -p "$T/f"
 	for i in $(seq 1 20); do
@@ -28,8 +28,15 @@ test_R_paces_every_mode_near_the_rate_asked() {
 	start_zcs
 	for mode in $(echo "$BENCH_SEND_MODES" | tr ',' ' '); do
 		! uring_refused "$mode" >/dev/null || continue
-		"$ROOT/zcc" -J -m "$mode" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/full.json" || fail "zcc -m $mode failed"
-		full=$(json "$T/full.json" 'int(o["result"]["bytes"] / o["result"]["seconds"])')
+		# The slower of two runs at full speed: one fast run set a rate that splice,
+		# paced, reached 83% of on a busy machine.
+		full=
+		for _ in 1 2; do
+			"$ROOT/zcc" -J -m "$mode" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/full.json" ||
+				fail "zcc -m $mode failed"
+			f=$(json "$T/full.json" 'int(o["result"]["bytes"] / o["result"]["seconds"])')
+			[ -n "$full" ] && [ "$full" -le "$f" ] || full=$f
+		done
 		rate=$((full / 4))
 		loops=$((rate / set_bytes + 1))
 		want=$(stream_bytes "$loops" "$T"/f/*)
@@ -42,7 +49,7 @@ test_R_paces_every_mode_near_the_rate_asked() {
 		json "$T/paced.json" 'abs(o["result"]["bytes"] / o["result"]["seconds"] / '"$rate"' * 100 - o["result"]["rate_reached_pct"]) < 0.1' |
 			grep -qx True || fail "rate_reached_pct is not bytes / seconds / rate: $(cat "$T/paced.json")"
 		[ "$full" -ge $((2 * rate)) ] || fail "-m $mode unpaced $full bytes/sec, not twice $rate"
-		n=$((n + 2))
+		n=$((n + 3))
 		wait_summaries "$n"
 		expect_eq "$(zcs_summaries | tail -n 1 | awk '{ print $2 }')" "$want" "zcs's count of the paced -m $mode"
 	done
