@@ -74,4 +74,28 @@ const struct soak_figures *hostmeter_window(struct hostmeter *hm, const char *pe
 					    uint64_t accepted_as, uint64_t bytes,
 					    struct soak_figures *fig, int *shared);
 
+/*
+ * zcs -u serves every sender in one process, where the meter's tare and
+ * first sample would be the latest sender's: each sender keeps its own, as
+ * each TCP connection's child has its own copy of the meter.
+ */
+struct hostmeter_span {
+	struct soak_reference ref;
+	struct soak_sample first;
+	long tare_ms;
+	uint64_t tare_from_ns;
+	uint64_t accepted_as;
+};
+
+/* A sender's first datagram: its tare and first sample, kept in span; 1 if shared (as accepted). */
+int hostmeter_span_open(struct hostmeter *hm, struct hostmeter_span *span);
+
+/*
+ * Its end: its figures over its own window, as hostmeter_window gives them,
+ * and its place on the board given up; span is freed.
+ */
+const struct soak_figures *hostmeter_span_close(struct hostmeter *hm, struct hostmeter_span *span,
+						const char *peer, uint64_t bytes,
+						struct soak_figures *fig, int *shared);
+
 #endif

@@ -5,10 +5,9 @@
  * summary when its END comes, answering it with an ACK, or when it has sent
  * nothing for -W.
  *
- * The meter (-c) is the host's, and one window at a time: the first sender
- * to come while no other is being measured holds it until its end; a sender
- * that comes meanwhile has no load figure, and the holder's says it shared
- * its window.
+ * The meter (-c) is the host's, sampled here into its ring; each sender
+ * has a window of its own, from its first datagram to its end, and one that
+ * another sender was in says so, as a TCP connection's does.
  */
 #include <err.h>
 #include <errno.h>
@@ -52,10 +51,9 @@ struct sender {
 	uint64_t sent_datagrams, sent_bytes;	/* the END's counts */
 	int idle_closed;
 	struct rusage ru0;
-	int metered;		/* holds the meter */
-	int unmetered;		/* came while another held it */
-	int shared;		/* another sender came while it held the meter */
-	uint64_t accepted_as;
+	int metered;		/* -c: span is its window */
+	struct hostmeter_span span;
+	int shared;		/* another sender was in its tare or its window */
 	int linked;
 	struct link link;
 	struct link_sample link_at;
@@ -68,7 +66,6 @@ struct server {
 	struct hostmeter *hm;
 	int fd;
 	struct sender *senders;	/* -L of them */
-	struct sender *holder;	/* of the meter */
 	struct sender *last;	/* the last one a datagram came from: the next likely does too */
 	uint64_t junk;		/* datagrams that were not zc's */
 	uint64_t turned_away;	/* datagrams of senders past -L */
@@ -149,13 +146,9 @@ static struct sender *start_sender(struct server *sv, struct sender *d,
 	getrusage(RUSAGE_SELF, &d->ru0);
 	if (s->debug)
 		fprintf(stderr, "zcs: datagrams from %s, stream %08x\n", d->peer, stream);
-	if (sv->hm && !sv->holder) {
-		d->shared = hostmeter_accepted(sv->hm, &d->accepted_as);
+	if (sv->hm) {
+		d->shared = hostmeter_span_open(sv->hm, &d->span);
 		d->metered = 1;
-		sv->holder = d;
-	} else if (sv->hm) {
-		sv->holder->shared = 1;
-		d->unmetered = 1;
 	}
 	d->linked = (sv->hm || s->json) && find_link_to(&d->link, dg->from, dg->from_len) == 0;
 	if (d->linked)
@@ -267,10 +260,9 @@ static void end_sender(struct server *sv, struct sender *d)
 	uint64_t expected;
 
 	if (d->metered) {
-		metered = hostmeter_window(sv->hm, d->peer, d->accepted_as, d->count.bytes, &fig,
-					   &d->shared);
-		hostmeter_ended(sv->hm);
-		sv->holder = NULL;
+		metered = hostmeter_span_close(sv->hm, &d->span, d->peer, d->count.bytes, &fig,
+					       &d->shared);
+		d->metered = 0;
 	}
 	if (d->linked)
 		d->linked = link_end(&d->link, &d->link_at, &d->link_fig);
@@ -281,9 +273,6 @@ static void end_sender(struct server *sv, struct sender *d)
 		print_summary(sv, d, metered, &ru);
 	if (metered && sv->hm->m.note[0])
 		warnx("%s: note: %s", d->peer, sv->hm->m.note);
-	if (d->unmetered)
-		warnx("%s: no load figure: another sender held the meter (-c measures one at a "
-		      "time)", d->peer);
 	expected = d->count.distinct + dgram_count_lost(&d->count, sent_or_unknown(d));
 	if (dgram_lossy(expected, d->count.distinct))
 		warnx("%s: note: %.1f%% of the datagrams were lost: more than %.0f%%, and the load "
