@@ -24,9 +24,10 @@ dgram_expect() {
 	echo "$((d * loops)) $((b * loops))"
 }
 
-# udp_files DIR: make_files's awkward sizes and 3 MiB and 3 bytes of random data.
+# udp_files DIR: make_files's awkward sizes, and 8 MiB and 3 MiB and 3 bytes of random data.
 udp_files() {
 	make_files "$1"
+	head -c 8388608 /dev/urandom >"$1/8m"
 	head -c 3145731 /dev/urandom >"$1/3m+3"
 }
 
