@@ -28,7 +28,8 @@ UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx $(BUI
 TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend $(BUILD)/tests/udppeer
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
-ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS)
+# libm: zcc's floor(), which gcc builds in and clang calls.
+ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS) -lm
 
 # Coverage-guided fuzzing of the stream and datagram decoders and the option parser, with
 # clang's libFuzzer: `make fuzz FUZZ_SECS=N` runs each target N seconds over a
