@@ -156,22 +156,35 @@ static struct sender *start_sender(struct server *sv, struct sender *d,
 	return d;
 }
 
-static uint64_t sent_or_unknown(const struct sender *d)
+/* What a sender's summary says beyond its counts, worked out once at its end. */
+struct result {
+	uint64_t ns;		/* from its first datagram to its end */
+	uint64_t lost;		/* of the END's count, or without one below the highest seen */
+	uint64_t expected;	/* the datagrams that should have come: distinct and lost */
+	double user_secs, sys_secs;	/* the process's, over the same time */
+};
+
+static void sender_result(const struct sender *d, struct result *res)
 {
-	return d->ended ? d->sent_datagrams : UINT64_MAX;
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	res->ns = d->end_ns - d->first_ns;
+	res->lost = dgram_count_lost(&d->count, d->ended ? d->sent_datagrams : UINT64_MAX);
+	res->expected = d->count.distinct + res->lost;
+	res->user_secs = timing_timeval_secs(ru.ru_utime) - timing_timeval_secs(d->ru0.ru_utime);
+	res->sys_secs = timing_timeval_secs(ru.ru_stime) - timing_timeval_secs(d->ru0.ru_stime);
 }
 
 static void print_summary(const struct server *sv, const struct sender *d,
-			  const struct soak_figures *fig, const struct rusage *ru)
+			  const struct soak_figures *fig, const struct result *res)
 {
 	const struct dgram_count *c = &d->count;
-	uint64_t ns = d->end_ns - d->first_ns;
 
 	printf("received %llu bytes in %.3f s, %llu kbytes/sec, %llu datagrams, %llu lost, "
 	       "%llu out of order, %llu duplicated", (unsigned long long)c->bytes,
-	       timing_secs(ns), (unsigned long long)timing_kbytes_per_sec(c->bytes, ns),
-	       (unsigned long long)c->datagrams,
-	       (unsigned long long)dgram_count_lost(c, sent_or_unknown(d)),
+	       timing_secs(res->ns), (unsigned long long)timing_kbytes_per_sec(c->bytes, res->ns),
+	       (unsigned long long)c->datagrams, (unsigned long long)res->lost,
 	       (unsigned long long)c->out_of_order, (unsigned long long)c->duplicated);
 	if (d->idle_closed)
 		printf(", incomplete: no end after %ld s with nothing received (-W)",
@@ -181,21 +194,17 @@ static void print_summary(const struct server *sv, const struct sender *d,
 		if (d->shared)
 			printf(", shared with another sender");
 	}
-	printf(", cpu %.2fu %.2fs",
-	       timing_timeval_secs(ru->ru_utime) - timing_timeval_secs(d->ru0.ru_utime),
-	       timing_timeval_secs(ru->ru_stime) - timing_timeval_secs(d->ru0.ru_stime));
+	printf(", cpu %.2fu %.2fs", res->user_secs, res->sys_secs);
 	if (fig && d->linked)
 		link_print(stdout, &d->link, &d->link_fig);
 	printf("\n");
 }
 
 static void print_summary_json(const struct server *sv, const struct sender *d,
-			       const struct soak_figures *fig, const struct rusage *ru)
+			       const struct soak_figures *fig, const struct result *res)
 {
 	const struct settings *s = sv->s;
 	const struct dgram_count *c = &d->count;
-	uint64_t ns = d->end_ns - d->first_ns, lost = dgram_count_lost(c, sent_or_unknown(d));
-	uint64_t expected = c->distinct + lost;
 	struct json j;
 
 	json_begin(&j, stdout);
@@ -217,16 +226,16 @@ static void print_summary_json(const struct server *sv, const struct sender *d,
 	json_intervals(&j, &d->intervals);
 	json_object(&j, "result");
 	json_uint(&j, "bytes", c->bytes);
-	json_double(&j, "seconds", timing_secs(ns), 6);
-	json_uint(&j, "kbytes_per_sec", timing_kbytes_per_sec(c->bytes, ns));
+	json_double(&j, "seconds", timing_secs(res->ns), 6);
+	json_uint(&j, "kbytes_per_sec", timing_kbytes_per_sec(c->bytes, res->ns));
 	json_bool(&j, "complete", d->ended);
 	json_uint(&j, "datagrams", c->datagrams);
 	json_uint(&j, "distinct", c->distinct);
-	json_uint(&j, "lost", lost);
+	json_uint(&j, "lost", res->lost);
 	json_uint(&j, "out_of_order", c->out_of_order);
 	json_uint(&j, "duplicated", c->duplicated);
-	json_double(&j, "loss_pct", dgram_loss_pct(expected, c->distinct), 3);
-	json_bool(&j, "lossy", dgram_lossy(expected, c->distinct));
+	json_double(&j, "loss_pct", dgram_loss_pct(res->expected, c->distinct), 3);
+	json_bool(&j, "lossy", dgram_lossy(res->expected, c->distinct));
 	if (d->ended) {
 		json_uint(&j, "sent_datagrams", d->sent_datagrams);
 		json_uint(&j, "sent_bytes", d->sent_bytes);
@@ -234,10 +243,8 @@ static void print_summary_json(const struct server *sv, const struct sender *d,
 		json_null(&j, "sent_datagrams");
 		json_null(&j, "sent_bytes");
 	}
-	json_double(&j, "user_seconds",
-		    timing_timeval_secs(ru->ru_utime) - timing_timeval_secs(d->ru0.ru_utime), 2);
-	json_double(&j, "system_seconds",
-		    timing_timeval_secs(ru->ru_stime) - timing_timeval_secs(d->ru0.ru_stime), 2);
+	json_double(&j, "user_seconds", res->user_secs, 2);
+	json_double(&j, "system_seconds", res->sys_secs, 2);
 	json_bool(&j, "idle_closed", d->idle_closed);
 	json_close(&j);
 	if (fig)
@@ -256,8 +263,7 @@ static void end_sender(struct server *sv, struct sender *d)
 {
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
-	struct rusage ru;
-	uint64_t expected;
+	struct result res;
 
 	if (d->metered) {
 		metered = hostmeter_span_close(sv->hm, &d->span, d->peer, d->count.bytes, &fig,
@@ -266,18 +272,17 @@ static void end_sender(struct server *sv, struct sender *d)
 	}
 	if (d->linked)
 		d->linked = link_end(&d->link, &d->link_at, &d->link_fig);
-	getrusage(RUSAGE_SELF, &ru);
+	sender_result(d, &res);
 	if (sv->s->json)
-		print_summary_json(sv, d, metered, &ru);
+		print_summary_json(sv, d, metered, &res);
 	else
-		print_summary(sv, d, metered, &ru);
+		print_summary(sv, d, metered, &res);
 	if (metered && sv->hm->m.note[0])
 		warnx("%s: note: %s", d->peer, sv->hm->m.note);
-	expected = d->count.distinct + dgram_count_lost(&d->count, sent_or_unknown(d));
-	if (dgram_lossy(expected, d->count.distinct))
+	if (dgram_lossy(res.expected, d->count.distinct))
 		warnx("%s: note: %.1f%% of the datagrams were lost: more than %.0f%%, and the load "
 		      "is not comparable with that of runs that lost less", d->peer,
-		      dgram_loss_pct(expected, d->count.distinct), DGRAM_LOSS_PCT);
+		      dgram_loss_pct(res.expected, d->count.distinct), DGRAM_LOSS_PCT);
 	d->active = 0;
 }
 

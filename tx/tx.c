@@ -230,6 +230,12 @@ void tx_close_file(int fd, const struct tx_file *now)
 	close(fd);
 }
 
+void tx_say_file(uint32_t loop, const struct tx_file *f)
+{
+	fprintf(stderr, "%s: loop %u: %s, %llu bytes\n", program_invocation_short_name, loop + 1,
+		f->path, (unsigned long long)f->size);
+}
+
 /* One file: its length as it is now, then its data. */
 static void send_one_file(struct sender *snd, const struct tx_file *f)
 {
@@ -300,9 +306,7 @@ void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *fi
 		send_u32(snd, n_files);
 		for (size_t i = 0; i < n_files; i++) {
 			if (debug > 1)
-				fprintf(stderr, "%s: loop %u: %s, %llu bytes\n",
-					program_invocation_short_name, loop + 1, files[i].path,
-					(unsigned long long)files[i].size);
+				tx_say_file(loop, &files[i]);
 			send_one_file(snd, &files[i]);
 		}
 	}

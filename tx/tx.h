@@ -181,6 +181,8 @@ int tx_await_close(struct sender *snd, long wait_secs);
  */
 int tx_open_file(const struct tx_file *f, struct tx_file *now);
 void tx_close_file(int fd, const struct tx_file *now);
+/* -dd: the file a loop is sending now, on stderr. */
+void tx_say_file(uint32_t loop, const struct tx_file *f);
 
 /* For the modes' files: the shared steps and failures. */
 void tx_setup_buffers(struct sender *snd);

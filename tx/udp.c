@@ -397,9 +397,7 @@ void tx_send_datagrams(struct sender *snd, uint32_t loops, const struct tx_file 
 			uint64_t at = 0;
 
 			if (debug > 1)
-				fprintf(stderr, "%s: loop %u: %s, %llu bytes\n",
-					program_invocation_short_name, loop + 1, now.path,
-					(unsigned long long)now.size);
+				tx_say_file(loop, &now);
 			do {
 				unsigned slot = next_buffer(snd), n;
 				size_t bytes;
