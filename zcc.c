@@ -530,15 +530,22 @@ void sender_setup(struct sender *snd, const struct settings *s)
 
 static void debug_files(const struct settings *s, const struct tx_file *files, size_t n)
 {
-	uint64_t per_loop = 0;
+	uint64_t per_loop = 0, datagrams = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		per_loop += files[i].size;
+		datagrams += dgram_file_datagrams(files[i].size, s->dgram_bytes);
+	}
+	/* In all: the stream's bytes, or the datagrams' payload, each with its header. */
 	fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, %llu bytes in all, mode %s",
 		n, (unsigned long long)per_loop,
-		(unsigned long long)proto_stream_bytes(s->loops, n, per_loop), s->mode->name);
+		(unsigned long long)(s->datagram
+					     ? s->loops * (per_loop + datagrams * DGRAM_HEADER_BYTES)
+					     : proto_stream_bytes(s->loops, n, per_loop)),
+		s->mode->name);
 	if (s->datagram)
-		fprintf(stderr, ", %ld-byte datagrams", s->dgram_bytes);
+		fprintf(stderr, ", %ld-byte datagrams, %llu of them", s->dgram_bytes,
+			(unsigned long long)(s->loops * datagrams));
 	if (s->mode->queued)
 		fprintf(stderr, ", %ld %s in flight", s->depth, s->datagram ? "batches" : "chunks");
 	if (s->streams > 1)

@@ -14,6 +14,13 @@ static uint64_t get_u64(const unsigned char *in)
 	return (uint64_t)proto_get_u32(in) << 32 | proto_get_u32(in + 4);
 }
 
+uint64_t dgram_file_datagrams(uint64_t file_bytes, size_t dgram_bytes)
+{
+	uint64_t room = dgram_bytes - DGRAM_HEADER_BYTES;
+
+	return file_bytes ? (file_bytes + room - 1) / room : 1;
+}
+
 void dgram_put_header(unsigned char out[DGRAM_HEADER_BYTES], const struct dgram_header *h)
 {
 	proto_put_u32(out, DGRAM_MAGIC);

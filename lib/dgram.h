@@ -52,6 +52,9 @@ struct dgram_header {
 	uint32_t offset;
 };
 
+/* The DATA datagrams of dgram_bytes each a file of file_bytes makes: at least one. */
+uint64_t dgram_file_datagrams(uint64_t file_bytes, size_t dgram_bytes);
+
 void dgram_put_header(unsigned char out[DGRAM_HEADER_BYTES], const struct dgram_header *h);
 
 /* END or ACK: the header and its byte count. */

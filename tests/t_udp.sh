@@ -227,6 +227,18 @@ test_zcc_says_when_its_end_is_not_answered() {
 	expect_eq "$(cat "$T/err")" "zcc: zcs did not answer the end of the datagrams within 1 s of the last one: the time above runs to the last datagram sent, unconfirmed"
 }
 
+# zcc -d says, before it sends, the bytes and datagrams the summary then counts.
+test_d_says_what_the_datagrams_will_carry() {
+	udp_files "$T/f"
+	read -r d b <<<"$(dgram_expect 1000 2 "$T/f"/*)"
+	start_zcs -u
+	"$ROOT/zcc" -u -d -l 1000 -n 2 -p "$PORT" -s 127.0.0.1 "$T/f"/* >"$T/out" 2>"$T/err" ||
+		fail "zcc: $(cat "$T/err")"
+	grep -q "^zcc: 9 files, [0-9]* bytes of file data a loop, $b bytes in all, mode sendmsg, 1000-byte datagrams, $d of them\$" "$T/err" ||
+		fail "-d's line for $b bytes, $d datagrams: $(cat "$T/err")"
+	expect_match "$(cat "$T/out")" "^sent $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendmsg, $d datagrams in $d calls, $d received"
+}
+
 test_a_datagram_that_is_not_zcs_is_said_and_ignored() {
 	start_zcs -u
 	printf 'hello' >/dev/udp/127.0.0.1/"$PORT"

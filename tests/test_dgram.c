@@ -128,6 +128,18 @@ static void more_came_than_were_sent_is_no_loss(void)
 	CHECK_EQ_U64(dgram_count_lost(&c, 4), 0);
 }
 
+/* A file's datagrams: its bytes in slices of dgram_bytes less the header; one for an empty file. */
+static void a_files_datagrams_are_its_slices(void)
+{
+	CHECK_EQ_U64(dgram_file_datagrams(0, 1472), 1);
+	CHECK_EQ_U64(dgram_file_datagrams(1, 1472), 1);
+	CHECK_EQ_U64(dgram_file_datagrams(1440, 1472), 1);
+	CHECK_EQ_U64(dgram_file_datagrams(1441, 1472), 2);
+	CHECK_EQ_U64(dgram_file_datagrams(15000, 1472), 11);
+	CHECK_EQ_U64(dgram_file_datagrams(777, 33), 777);
+	CHECK_EQ_U64(dgram_file_datagrams(4294967295ULL, 65507), 65598);
+}
+
 int main(void)
 {
 	RUN(header_is_laid_out_as_documented);
@@ -137,5 +149,6 @@ int main(void)
 	RUN(gaps_duplicates_and_late_ones_are_told_apart);
 	RUN(the_window_forgets_what_it_slid_past);
 	RUN(more_came_than_were_sent_is_no_loss);
+	RUN(a_files_datagrams_are_its_slices);
 	return CHECK_EXIT();
 }
