@@ -524,8 +524,8 @@ static void print_summary_json(const struct settings *s, const struct meter *m, 
 
 void sender_setup(struct sender *snd, const struct settings *s)
 {
-	tx_sender_datagrams(snd, s->datagram ? s->dgram_bytes : 0, s->datagram ? s->stream_rate : 0);
-	tx_sender_setup(snd, s->mode, s->bufsize, s->depth, s->close_wait_secs);
+	tx_sender_setup(snd, s->mode, s->bufsize, s->depth, s->close_wait_secs,
+			s->datagram ? s->dgram_bytes : 0, s->datagram ? s->stream_rate : 0);
 }
 
 static void debug_files(const struct settings *s, const struct tx_file *files, size_t n)

@@ -120,7 +120,7 @@ static size_t send_to_a_peer(const struct send_mode *m, unsigned depth, size_t b
 		struct sender snd;
 		int unconfirmed;
 
-		tx_sender_setup(&snd, m, bufsize, depth, 10);
+		tx_sender_setup(&snd, m, bufsize, depth, 10, 0, 0);
 		snd.sock = socket(AF_INET, SOCK_STREAM, 0);
 		if (connect(snd.sock, (struct sockaddr *)&sin, sizeof(sin)) < 0)
 			_exit(2);

@@ -83,21 +83,13 @@ const char *tx_mode_names(int datagram, int queued_only)
 }
 
 void tx_sender_setup(struct sender *snd, const struct send_mode *mode, size_t bufsize,
-		     unsigned depth, long wait_secs)
+		     unsigned depth, long wait_secs, size_t dgram_bytes, uint64_t rate)
 {
-	size_t dgram_bytes = snd->dgram_bytes;
-	uint64_t rate = snd->rate;
-
 	*snd = (struct sender){ .sock = -1, .pipe = { -1, -1 }, .ring = { .fd = -1 },
 				.mode = mode, .bufsize = bufsize, .depth = mode->queued ? depth : 1,
 				.wait_secs = wait_secs, .dgram_bytes = dgram_bytes, .rate = rate };
 	if (mode->setup)
 		mode->setup(snd);
-}
-
-void tx_sender_datagrams(struct sender *snd, size_t dgram_bytes, uint64_t rate)
-{
-	*snd = (struct sender){ .dgram_bytes = dgram_bytes, .rate = rate };
 }
 
 void tx_sender_connected(struct sender *snd)

@@ -146,12 +146,12 @@ struct sender {
 
 /*
  * The mode's buffers, pipe or ring, before anything is connected; depth is
- * -q (1 where the mode is not queued). A mode the kernel cannot do fails here.
+ * -q (1 where the mode is not queued); a datagram mode's datagrams are
+ * dgram_bytes (-l) and paced at rate bytes/sec (0: not paced; both 0 for a
+ * stream mode). A mode the kernel cannot do fails here.
  */
 void tx_sender_setup(struct sender *snd, const struct send_mode *mode, size_t bufsize,
-		     unsigned depth, long wait_secs);
-/* -u: the datagrams' size (-l) and the rate this stream paces itself at (0: none), before setup. */
-void tx_sender_datagrams(struct sender *snd, size_t dgram_bytes, uint64_t rate);
+		     unsigned depth, long wait_secs, size_t dgram_bytes, uint64_t rate);
 /* Once snd->sock is connected: the mode's socket options. */
 void tx_sender_connected(struct sender *snd);
 /* Whatever the mode set up, and the socket. */
