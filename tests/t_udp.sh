@@ -227,6 +227,28 @@ test_zcc_says_when_its_end_is_not_answered() {
 	expect_eq "$(cat "$T/err")" "zcc: zcs did not answer the end of the datagrams within 1 s of the last one: the time above runs to the last datagram sent, unconfirmed"
 }
 
+# gso-zerocopy refused every send (net.core.optmem_max too small for one
+# notification): zcc waits -W for a completion that could free it, then names
+# the limit, exit 1.
+test_gso_zerocopy_refused_by_optmem_names_it() {
+	local port pid rc=0
+	[ -w /proc/sys/net/core/optmem_max ] || skip "cannot set net.core.optmem_max (not root)"
+	OLD_OPTMEM=$(cat /proc/sys/net/core/optmem_max)
+	trap 'echo "$OLD_OPTMEM" >/proc/sys/net/core/optmem_max; cleanup' EXIT
+	head -c 200000 /dev/urandom >"$T/file"
+	"$HELPERS/udppeer" check 1472 1 "$T/file" >"$T/port" &
+	pid=$!
+	started "$pid"
+	wait_until 5 test -s "$T/port" || fail "udppeer did not start"
+	port=$(head -n 1 "$T/port")
+	echo 512 >/proc/sys/net/core/optmem_max
+	"$ROOT/zcc" -u -m gso-zerocopy -W 1 -p "$port" -s 127.0.0.1 "$T/file" >"$T/out" 2>"$T/err" || rc=$?
+	echo "$OLD_OPTMEM" >/proc/sys/net/core/optmem_max
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/out")" "" "zcc's output"
+	expect_eq "$(cat "$T/err")" "zcc: send: No buffer space available for 1 s (-W) after 0 bytes, with no MSG_ZEROCOPY send outstanding: its notification counts against net.core.optmem_max (512 bytes)"
+}
+
 # zcc -d says, before it sends, the bytes and datagrams the summary then counts.
 test_d_says_what_the_datagrams_will_carry() {
 	udp_files "$T/f"
