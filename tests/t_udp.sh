@@ -175,6 +175,30 @@ test_a_sender_that_goes_silent_ends_incomplete_after_W() {
 	expect_match "$(last_summary)" "^received 4416 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 3 datagrams, 1 lost, 0 out of order, 0 duplicated, incomplete: no end after 1 s with nothing received \(-W\)$CPU_TIMES\$"
 }
 
+# A sender stopped for half a second in a run of one does not make the time
+# up in a burst at full speed (which overflowed zcs's buffer): its schedule
+# moves on, it loses nothing, and its summary shows the rate it fell short of.
+test_a_stopped_sender_does_not_make_up_the_time_in_a_burst() {
+	local pid rc=0 pct d b
+	head -c 16777216 /dev/zero >"$T/file"
+	read -r d b <<<"$(dgram_expect 1472 1 "$T/file")"
+	start_zcs -u
+	"$ROOT/zcc" -u -m gso -R 16m -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>"$T/err" &
+	pid=$!
+	started "$pid"
+	sleep 0.3
+	kill -STOP "$pid"
+	sleep 0.5
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	expect_eq "$rc" 0 "zcc's exit code ($(cat "$T/err"))"
+	expect_match "$(cat "$T/out")" "^sent $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode gso, $d datagrams in [0-9]+ calls, $d received, rate 16384 kbytes/sec asked, [0-9]+% reached \(short of it\)"
+	pct=$(sed -n 's/.* \([0-9]*\)% reached.*/\1/p' "$T/out")
+	[ "$pct" -le 80 ] || fail "a run stopped for 0.5 s of 1 s reached $pct% of the rate: the time was made up"
+	wait_summaries 1
+	expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated"
+}
+
 # zcs stopped while a sender goes on: the kernel drops what its buffer
 # cannot hold, zcs counts exactly that as lost, and both ends agree.
 test_a_receiver_that_stops_reading_counts_what_it_lost() {

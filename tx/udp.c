@@ -34,6 +34,9 @@
 #define SOL_UDP 17
 #endif
 
+/* How far behind its schedule a paced sender may be and still catch up. */
+#define PACE_SLACK_NS 1000000
+
 /* How often the END goes again while zcc waits for zcs's ACK. */
 #define END_REPEAT_MS 100
 
@@ -91,7 +94,14 @@ static void connected_zerocopy(struct sender *snd)
 	tx_zc_connected(snd);
 }
 
-/* -R: sleep until the bytes sent so far are due at the rate, then count these. */
+/*
+ * -R: sleep until the bytes sent so far are due at the rate, then count these.
+ * A sender more than PACE_SLACK_NS behind (stopped, or starved of its CPU)
+ * does not make the time up: the schedule moves on, and the summary's rate
+ * shows what was lost. Made up, it would be a burst at full speed that the
+ * receiver's buffer cannot hold (a 0.3 s stop at 64 MiB/s lost 2.4% of gso's
+ * datagrams and 5.5% of uring-zc's), counted as sent at the rate.
+ */
 static void pace(struct sender *snd, size_t bytes)
 {
 	uint64_t now = timing_now_ns(), due;
@@ -102,6 +112,10 @@ static void pace(struct sender *snd, size_t bytes)
 		snd->paced_from_ns = now;
 	due = snd->paced_from_ns +
 	      (uint64_t)((unsigned __int128)snd->paced_bytes * NSEC_PER_SEC / snd->rate);
+	if (now > due + PACE_SLACK_NS) {
+		snd->paced_from_ns += now - due - PACE_SLACK_NS;
+		due = now - PACE_SLACK_NS;
+	}
 	snd->paced_bytes += bytes;
 	if (due > now) {
 		struct timespec ts = { .tv_sec = due / NSEC_PER_SEC, .tv_nsec = due % NSEC_PER_SEC };
