@@ -141,9 +141,11 @@ usage_error() {
 	return 0
 }
 
-# A receiver slow enough that a 4 MiB file takes about a second to send.
+# start_slow_capture [USECS]: a receiver that sleeps USECS (default 5000)
+# between reads of a 4 KiB buffer: about 600 KB a second at 5000, so that a
+# 4 MiB file takes about 7 s to send, and about 3 MB a second at 1000.
 start_slow_capture() {
-	"$HELPERS/capture" -r 4096 -s 5000 "$T/wire" >"$T/port" &
+	"$HELPERS/capture" -r 4096 -s "${1:-5000}" "$T/wire" >"$T/port" &
 	started $!
 	wait_until 5 test -s "$T/port" || fail "capture did not start"
 	head -c 4194304 /dev/urandom >"$T/file"
