@@ -21,9 +21,14 @@ RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,
 # The cells CSV's figures: the runs CSV's, and the gap the report derives.
 CELL_FIGS="$(echo "$RUNS_HEADER" | cut -d, -f6-26,29-32 | tr ',' ' ') meter_gap_pts $(echo "$RUNS_HEADER" | cut -d, -f33-35 | tr ',' ' ')"
 
+# The meters' tare (-T), short: these tests check the tables' shape, and at
+# full speed a transfer's load is far above what a short tare gets wrong.
+# The paced tests, whose loads are a few percent, take 300 ms.
+TARE=100
+
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
-	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 --out "$T/out" "$@") >"$T/table" 2>"$T/err" ||
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms $TARE --out "$T/out" "$@") >"$T/table" 2>"$T/err" ||
 		fail "zc-matrix failed: $(cat "$T/err")"
 }
 
@@ -83,7 +88,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
-	grep -q "^# .*/zcc -J -c -T 300 -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
+	grep -q "^# .*/zcc -J -c -T $TARE -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
 	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -m read$" "$T/table" || fail "the zcs command line is not printed"
 	grep -q '^# cyclesoak -C -m 100' "$T/table" || fail "calibration not announced"
@@ -184,7 +189,7 @@ test_matrix_sends_given_files_and_places_processes() {
 	matrix --modes sendfile --files "$T/f" --loops 300 --placements same --rounds 1
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
 	grep -q "/zcs -d -p [0-9]* -t 3600 -J -m read -B [0-9]*$" "$T/table" || fail "zcs not pinned: $(cat "$T/table")"
-	grep -q "/zcc -J -c -T 300 -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
+	grep -q "/zcc -J -c -T $TARE -m sendfile -B [0-9]* .* <7 files>$" "$T/table" || fail "zcc not pinned"
 	check_csvs 1 1 min-max
 }
 
@@ -205,10 +210,10 @@ test_matrix_netns_runs_across_a_veth_pair() {
 	matrix --netns --modes sendfile --loops 10 --placements none --rounds 1
 	grep -q '^# netns: zcc in zc-a-[0-9]* (10.250.0.1), zcs in zc-b-[0-9]* (10.250.0.2)' "$T/table" ||
 		fail "no netns line: $(cat "$T/table")"
-	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -J -c -T 300 -m sendfile -s 10.250.0.2 " "$T/table" ||
+	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -J -c -T $TARE -m sendfile -s 10.250.0.2 " "$T/table" ||
 		fail "zcc was not run in the namespace"
 	# --netns is --remote over its namespace: zcs -c there measures the receiver.
-	grep -q "^# ip netns exec zc-b-[0-9]* .*/zcs -d -p [0-9]* -t 3600 -J -c -T 300 -m read  (in $T)\$" "$T/table" ||
+	grep -q "^# ip netns exec zc-b-[0-9]* .*/zcs -d -p [0-9]* -t 3600 -J -c -T $TARE -m read  (in $T)\$" "$T/table" ||
 		fail "no zcs -c in the far namespace: $(cat "$T/table")"
 	grep -q '^# one host: the far end (ip netns exec zc-b-[0-9]*) is this machine' "$T/table" ||
 		fail "no word that one host cannot separate the ends"
@@ -227,7 +232,7 @@ test_matrix_netns_from_a_directory_with_shell_in_its_name() {
 	ip netns del "zc-probe-$$"
 	dir="$T/a b;touch PWNED;c \$(touch PWNED2) 'q' \"d\""
 	mkdir -p "$dir"
-	(cd "$dir" && bash "$ROOT/scripts/zc-matrix" --netns --calibrate-ms 100 --tare-ms 300 --modes sendfile \
+	(cd "$dir" && bash "$ROOT/scripts/zc-matrix" --netns --calibrate-ms 100 --tare-ms $TARE --modes sendfile \
 		--placements none --rounds 1 --loops 5 --out "$T/out") >"$T/table" 2>"$T/err" ||
 		fail "zc-matrix failed in '$dir': $(cat "$T/err")"
 	found=$(find "$T" -name 'PWNED*'; find / -maxdepth 1 -name 'PWNED*')
@@ -246,7 +251,7 @@ test_matrix_removes_what_a_killed_run_left() {
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
 	cd "$T"
-	setsid bash "$ROOT/scripts/zc-matrix" --netns --calibrate-ms 100 --tare-ms 300 --modes sendfile \
+	setsid bash "$ROOT/scripts/zc-matrix" --netns --calibrate-ms 100 --tare-ms $TARE --modes sendfile \
 		--placements none --rounds 1000 --loops 5 --out "$T/out1" >"$T/t1" 2>"$T/e1" &
 	pid=$!
 	started "$pid"
@@ -273,7 +278,7 @@ test_matrix_removes_what_a_killed_run_left() {
 test_matrix_remote_runs_zcs_through_a_command() {
 	two_hosts
 	remote_matrix() {
-		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 \
+		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms $TARE \
 			--modes sendfile --placements none --rounds 1 --loops 5 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
 	}
 	# Two placements: two far zcs at once, each stopped at the end.
@@ -330,11 +335,11 @@ EOF
 	"$sshd" -D -e -f "$T/sshd_config" 2>"$T/sshd.err" &
 	started $!
 	wait_until 5 eval '(exec 3<>/dev/tcp/127.0.0.1/'"$port"') 2>/dev/null' || fail "sshd did not start: $(cat "$T/sshd.err")"
-	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 --modes sendfile --placements none \
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms $TARE --modes sendfile --placements none \
 		--rounds 1 --loops 5 --out "$T/out" --remote-dir "$T" \
 		--remote "ssh -p $port -i $key -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@127.0.0.1") \
 		>"$T/table" 2>"$T/err" || fail "zc-matrix over ssh failed: $(cat "$T/err")"
-	grep -q "^# ssh -p $port .* root@127.0.0.1 $ROOT/zcs -d -p [0-9]* -t 3600 -J -c -T 300 -m read  (in $T)\$" "$T/table" ||
+	grep -q "^# ssh -p $port .* root@127.0.0.1 $ROOT/zcs -d -p [0-9]* -t 3600 -J -c -T $TARE -m read  (in $T)\$" "$T/table" ||
 		fail "no zcs -c over ssh: $(cat "$T/table")"
 	expect_receiver_figures
 	# Every zcs the run started over ssh has stopped.
@@ -353,7 +358,7 @@ test_matrix_table_2001_prints_the_2001_layout() {
 	usage=$(bash "$ROOT/scripts/zc-matrix" --table 2001 2>&1) && fail "--table 2001 on loopback passed"
 	expect_eq "$usage" "zc-matrix: --table 2001 is a two-host table: give --netns, --remote or --host"
 	matrix --netns --table 2001 --placements none --rounds 1 --loops 2
-	grep -q '^# .*/zcc -J -c -T 300 -m send -b 65536 -s 10.250.0.2 -p [0-9]* -n 2 <60 files>$' "$T/table" ||
+	grep -q "^# .*/zcc -J -c -T $TARE -m send -b 65536 -s 10.250.0.2 -p [0-9]* -n 2 <60 files>\$" "$T/table" ||
 		fail "not send at 64 KiB: $(cat "$T/table")"
 	grep -q '^  *CPU  *kernel  *gap  *affine  *kernel  *gap  *ints/s  *rx pps  *tx pps  *MB/s  *us/KB$' "$T/table" ||
 		fail "no heading: $(cat "$T/table")"
@@ -384,7 +389,7 @@ test_matrix_offload_switches_records_and_restores() {
 	before=$(offloads "$IF_A")
 	echo "$before" | grep -q 'scatter-gather: on' || fail "the veth starts without scatter-gather: $before"
 	matrix() {
-		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 \
+		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms $TARE \
 			--host 10.251.0.2 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
 	}
 	matrix --offload on,off --modes sendfile,send --placements none --rounds 1 --loops 5 ||
@@ -403,7 +408,7 @@ test_matrix_offload_switches_records_and_restores() {
 		"comparison lines: $(cat "$T/table")"
 	expect_eq "$(offloads "$IF_A")" "$before" "the offloads after the run"
 	# Stopped half way, with the offloads off for a cell or on.
-	(cd "$T" && exec ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms 300 \
+	(cd "$T" && exec ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --tare-ms $TARE \
 		--host 10.251.0.2 --out "$T/out2" --offload off --modes send --placements none --rounds 50 --loops 5) \
 		>"$T/table2" 2>"$T/err2" &
 	pid=$!
@@ -640,7 +645,7 @@ test_observer_effect_prints_a_row_per_configuration() {
 # says the rate first and ranks by demand with the load beside it.
 test_matrix_rate_paces_every_cell_and_says_the_rate() {
 	local block
-	matrix --modes sendfile,send --placements none --rate-rounds 2 --loops 40 --rate 64m --rate-secs 0.6 --seed 3
+	matrix --modes sendfile,send --placements none --rate-rounds 2 --loops 40 --rate 64m --rate-secs 0.6 --seed 3 --tare-ms 300
 	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -n 2, about 0.6 s a run' "$T/table" ||
 		fail "no line of the pace: $(cat "$T/table")"
 	expect_eq "$(grep -c '^# .*/zcc -J .* -R 64m -s 127.0.0.1 -p [0-9]* -n 2 <60 files>$' "$T/table")" 8 "paced zcc lines"
@@ -669,7 +674,7 @@ test_matrix_rate_paces_every_cell_and_says_the_rate() {
 # report has both sections, full speed first, each with its own rounds.
 test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 	local want
-	matrix --modes sendfile,send --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate auto --rate-secs 0.3
+	matrix --modes sendfile,send --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate auto --rate-secs 0.3 --tare-ms 300
 	want=$(awk -F, 'NR > 1 && $28 == "" && (min == "" || $6 < min) { min = $6 }
 		END { printf "%d", min * 1e6 * 20 / 100 / 1048576 }' "$T/out/zc-matrix-runs.csv")
 	grep -q -E "^# --rate auto: 20% of the slowest cell's median at full speed, (sendfile|send -b 1048576) \(none, zcs -m read\) at [0-9]+\.[0-9] MB/s: zcc -R ${want}m \([0-9]+\.[0-9] MB/s\)\$" "$T/table" ||
@@ -735,7 +740,7 @@ test_matrix_proto_udp_tables_the_datagram_modes() {
 	# One receive mode: the TCP tables' test runs several, and each cell
 	# costs about a second here.
 	matrix --proto udp --udp-modes sendmsg,gso --udp-recv gro --dgram-sizes 1472,9000 --placements none \
-		--rate-rounds 2 --rate-secs 0.2 --seed 5
+		--rate-rounds 2 --rate-secs 0.2 --seed 5 --tare-ms 300
 	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -n [0-9]*, about 0.2 s a run' "$T/table" ||
 		fail "no line of the pace: $(cat "$T/table")"
 	grep -q "^# .*/zcc -J -c -T 300 -u -m gso -l 9000 -R 64m -s 127.0.0.1 -p [0-9]* -n [0-9]* <60 files>$" "$T/table" ||
