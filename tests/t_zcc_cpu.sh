@@ -92,7 +92,7 @@ test_c_tares_away_a_steady_background_load() {
 	calibrate_here
 	start_zcs -B "$xfer_cpu"
 	run_zcc() {
-		(cd "$T" && "$ROOT/zcc" -c -T 500 "$@" -B "$xfer_cpu" -n 12 -s 127.0.0.1 -p "$PORT" \
+		(cd "$T" && "$ROOT/zcc" -c -T 300 "$@" -B "$xfer_cpu" -n 12 -s 127.0.0.1 -p "$PORT" \
 			"$T/big" 2>>"$T/zcc.err") || fail "zcc failed: $(cat "$T/zcc.err")"
 	}
 	# The background is 25% of one CPU: 12.5 points of the load on two.
