@@ -590,7 +590,7 @@ test_compare_defaults_prints_its_tables() {
 	local row='^(send|write|sendfile|zerocopy|uring-zc), [-a-z0-9 ,]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2}x  ( [0-9]+\.[0-9]){1}$'
 	local tables="chunk size (send, 8 MiB file)|chunk size (write, 8 MiB file)|zcs -l (sendfile)|zcs -l (send)|depth (zerocopy, -b 64k)|"
 	bash "$ROOT/scripts/compare-defaults" --sizes 64k,1m --lowats 1,256k --depths 4,default --rounds 1 \
-		--secs 1 --file-mb 8 >"$T/out" 2>"$T/err" || fail "compare-defaults failed: $(cat "$T/err")"
+		--secs 0.5 --file-mb 8 >"$T/out" 2>"$T/err" || fail "compare-defaults failed: $(cat "$T/err")"
 	if grep -q '^# no uring-zc table' "$T/out"; then
 		expect_eq "$(grep -c -E "$row" "$T/out")" 10 "rows: $(cat "$T/out")"
 	else
@@ -619,6 +619,11 @@ test_compare_defaults_rejects_bad_values() {
 	bash "$ROOT/scripts/compare-defaults" --file-mb 5000 2>"$T/err" || rc=$?
 	expect_eq "$rc" 1
 	expect_eq "$(cat "$T/err")" "compare-defaults: --file-mb must be 1 to 4095"
+	for v in 0.05 x 1e3; do
+		rc=0
+		bash "$ROOT/scripts/compare-defaults" --secs "$v" 2>"$T/err" || rc=$?
+		expect_eq "$rc:$(cat "$T/err")" "1:compare-defaults: --secs '$v': not a number of seconds, 0.1 or more"
+	done
 	rc=0
 	bash "$ROOT/scripts/compare-defaults" --lowats 0 --sizes 64k --rounds 1 --secs 1 --file-mb 1 >/dev/null 2>"$T/err" || rc=$?
 	expect_eq "$rc" 1
