@@ -13,7 +13,8 @@ json() {
 }
 
 # Every mode, paced at a quarter of what the same files went at unpaced,
-# reaches the rate within a few percent in a run of about a second, and
+# reaches the rate within a few percent in a run of about half a second
+# (99.0 to 100.0% in three runs of all seven modes by hand), and
 # unpaced it went at least twice as fast: the pacing held it. The files are
 # the 2001 kind, about 350 KB each: uring-zc once held only a quarter of the
 # rate with them, its buffers coming back only with the next chunk's.
@@ -31,7 +32,7 @@ test_R_paces_every_mode_near_the_rate_asked() {
 		"$ROOT/zcc" -J -m "$mode" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/full.json" || fail "zcc -m $mode failed"
 		full=$(json "$T/full.json" 'int(o["result"]["bytes"] / o["result"]["seconds"])')
 		rate=$((full / 4))
-		loops=$((rate / set_bytes + 1))
+		loops=$((rate / 2 / set_bytes + 1))
 		want=$(stream_bytes "$loops" "$T"/f/*)
 		# A second paced run where the first fell short: in make check, splice
 		# twice took 1.21 s for 1.01 s of data (83% of the rate), one stall of
