@@ -1,12 +1,13 @@
 #!/bin/bash
-# The fuzz targets (make fuzz), for a few seconds each: the stream decoder
+# The fuzz targets (make fuzz), for a second each: the stream decoder
 # against an independent decoder, whole and in chunks, the datagram decoder
 # and its count against independent ones, the option parser
 # against an independent parser, and the calibration file's reader. Skipped where clang cannot build libFuzzer
 # programs.
 . "$(dirname "$0")/lib.sh"
 
-# fuzz_briefly TARGET: build it and run it FUZZ_SECS (default 2) seconds.
+# fuzz_briefly TARGET: build it and run it FUZZ_SECS (default 1) seconds: the
+# seeds and some thousands of inputs; make fuzz runs them for minutes.
 fuzz_briefly() {
 	local rc=0
 	command -v "${FUZZ_CC:-clang}" >/dev/null || skip "clang is not installed (apt-get install clang)"
@@ -15,7 +16,7 @@ fuzz_briefly() {
 		skip "${FUZZ_CC:-clang} cannot build libFuzzer programs here"
 	make -s -C "$ROOT" "build/fuzz/fuzz_$1" >"$T/build" 2>&1 || fail "build: $(cat "$T/build")"
 	mkdir "$T/corpus"
-	(cd "$T" && "$ROOT/build/fuzz/fuzz_$1" -max_total_time="${FUZZ_SECS:-2}" -print_final_stats=1 \
+	(cd "$T" && "$ROOT/build/fuzz/fuzz_$1" -max_total_time="${FUZZ_SECS:-1}" -print_final_stats=1 \
 		"$T/corpus" "$ROOT/tests/fuzz-corpus/$1" >"$T/out" 2>&1) || rc=$?
 	expect_eq "$rc" 0 "fuzz_$1's exit code: $(grep -E 'ERROR|SUMMARY|runtime error' "$T/out" | head -n 3)"
 	grep -q '^Done [0-9]* runs' "$T/out" || fail "no runs: $(tail -n 5 "$T/out")"
