@@ -329,7 +329,7 @@ test_known_load_is_measured_and_not_starved() {
 	n=$(allowed_cpus)
 	calibrate_here -N "$n"
 	(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1000 >"$T/before")
-	setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 5 >"$T/loadgen" &
+	setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 4 >"$T/loadgen" &
 	started $!
 	sleep 0.5
 	(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1500 >"$T/during")
