@@ -15,8 +15,13 @@ start_zcs() {
 	local try
 	for try in $(seq 1 20); do
 		PORT=$(random_port)
+		# Emptied here, not by the background redirection: a zcs started
+		# again in the same test must not be taken for listening on the
+		# line its predecessor left (zcc then met a refused connection).
+		: >"$T/zcs.out"
+		: >"$T/zcs.err"
 		# In $T, where zcs -c reads counts_per_sec.
-		(cd "$T" && exec "$ROOT/zcs" -d -p "$PORT" "$@") >"$T/zcs.out" 2>"$T/zcs.err" &
+		(cd "$T" && exec "$ROOT/zcs" -d -p "$PORT" "$@") >>"$T/zcs.out" 2>>"$T/zcs.err" &
 		ZCS_PID=$!
 		started "$ZCS_PID"
 		wait_until 5 eval 'grep -q -e "listening on" -e "in use" "$T/zcs.err" || all_dead '"$ZCS_PID" || true
@@ -272,7 +277,11 @@ counts_from() {
 # start_cyclesoak ARGS...: cyclesoak ARGS in $T (so it reads $T/counts_per_sec),
 # stdout to $T/out and stderr to $T/err; sets CS_PID once a load line is out.
 start_cyclesoak() {
-	(cd "$T" && exec "$ROOT/cyclesoak" "$@" >"$T/out" 2>"$T/err") &
+	# Emptied first, as start_zcs's files are: a second cyclesoak's wait
+	# must not end on the first one's load line.
+	: >"$T/out"
+	: >"$T/err"
+	(cd "$T" && exec "$ROOT/cyclesoak" "$@" >>"$T/out" 2>>"$T/err") &
 	CS_PID=$!
 	started "$CS_PID"
 	wait_until 10 grep -q '^System load:' "$T/out" || fail "no load line: $(cat "$T/err")"
