@@ -18,8 +18,7 @@ start_zcs() {
 		# Emptied here, not by the background redirection: a zcs started
 		# again in the same test must not be taken for listening on the
 		# line its predecessor left (zcc then met a refused connection).
-		: >"$T/zcs.out"
-		: >"$T/zcs.err"
+		: >"$T/zcs.out" >"$T/zcs.err"
 		# In $T, where zcs -c reads counts_per_sec.
 		(cd "$T" && exec "$ROOT/zcs" -d -p "$PORT" "$@") >>"$T/zcs.out" 2>>"$T/zcs.err" &
 		ZCS_PID=$!
@@ -146,11 +145,10 @@ usage_error() {
 	return 0
 }
 
-# start_slow_capture [USECS]: a receiver that sleeps USECS (default 5000)
-# between reads of a 4 KiB buffer: about 600 KB a second at 5000, so that a
-# 4 MiB file takes about 7 s to send, and about 3 MB a second at 1000.
+# A receiver that sleeps 1 ms between reads of a 4 KiB buffer, about 3 MB a
+# second: a 4 MiB file takes about 1.4 s to send.
 start_slow_capture() {
-	"$HELPERS/capture" -r 4096 -s "${1:-5000}" "$T/wire" >"$T/port" &
+	"$HELPERS/capture" -r 4096 -s 1000 "$T/wire" >"$T/port" &
 	started $!
 	wait_until 5 test -s "$T/port" || fail "capture did not start"
 	head -c 4194304 /dev/urandom >"$T/file"
@@ -161,7 +159,7 @@ start_slow_capture() {
 # 3 MiB 0.3 s into a send of about 1.4 s, before zcc gets there.
 check_shrink_is_an_error() {
 	local rc=0
-	start_slow_capture 1000
+	start_slow_capture
 	"$ROOT/zcc" -o 4096 -s 127.0.0.1 -p "$(cat "$T/port")" "$@" "$T/file" 2>"$T/err" &
 	local zcc=$!
 	started "$zcc"
@@ -277,10 +275,8 @@ counts_from() {
 # start_cyclesoak ARGS...: cyclesoak ARGS in $T (so it reads $T/counts_per_sec),
 # stdout to $T/out and stderr to $T/err; sets CS_PID once a load line is out.
 start_cyclesoak() {
-	# Emptied first, as start_zcs's files are: a second cyclesoak's wait
-	# must not end on the first one's load line.
-	: >"$T/out"
-	: >"$T/err"
+	# Emptied first, as start_zcs's files are.
+	: >"$T/out" >"$T/err"
 	(cd "$T" && exec "$ROOT/cyclesoak" "$@" >>"$T/out" 2>>"$T/err") &
 	CS_PID=$!
 	started "$CS_PID"

@@ -24,13 +24,16 @@ CELL_FIGS="$(echo "$RUNS_HEADER" | cut -d, -f6-26,29-32 | tr ',' ' ') meter_gap_
 # The meters' tare (-T) and calibration periods, short: these tests check
 # the tables' shape, and at full speed a transfer's load is far above what
 # a short tare or calibration gets wrong. The paced tests, whose loads are a
-# few percent, take a 300 ms tare and 100 ms periods.
+# few percent, take PACED_METER's longer ones.
 TARE=100
 CAL_MS=50
+QUICK_METER=(--calibrate-ms "$CAL_MS" --tare-ms "$TARE")
+PACED_TARE=300
+PACED_METER=(--calibrate-ms 100 --tare-ms "$PACED_TARE")
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
 matrix() {
-	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms $CAL_MS --tare-ms $TARE --out "$T/out" "$@") >"$T/table" 2>"$T/err" ||
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --out "$T/out" "$@") >"$T/table" 2>"$T/err" ||
 		fail "zc-matrix failed: $(cat "$T/err")"
 }
 
@@ -234,7 +237,7 @@ test_matrix_netns_from_a_directory_with_shell_in_its_name() {
 	ip netns del "zc-probe-$$"
 	dir="$T/a b;touch PWNED;c \$(touch PWNED2) 'q' \"d\""
 	mkdir -p "$dir"
-	(cd "$dir" && bash "$ROOT/scripts/zc-matrix" --netns --calibrate-ms $CAL_MS --tare-ms $TARE --modes sendfile \
+	(cd "$dir" && bash "$ROOT/scripts/zc-matrix" --netns "${QUICK_METER[@]}" --modes sendfile \
 		--placements none --rounds 1 --loops 5 --out "$T/out") >"$T/table" 2>"$T/err" ||
 		fail "zc-matrix failed in '$dir': $(cat "$T/err")"
 	found=$(find "$T" -name 'PWNED*'; find / -maxdepth 1 -name 'PWNED*')
@@ -253,7 +256,7 @@ test_matrix_removes_what_a_killed_run_left() {
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
 	cd "$T"
-	setsid bash "$ROOT/scripts/zc-matrix" --netns --calibrate-ms $CAL_MS --tare-ms $TARE --modes sendfile \
+	setsid bash "$ROOT/scripts/zc-matrix" --netns "${QUICK_METER[@]}" --modes sendfile \
 		--placements none --rounds 1000 --loops 5 --out "$T/out1" >"$T/t1" 2>"$T/e1" &
 	pid=$!
 	started "$pid"
@@ -280,7 +283,7 @@ test_matrix_removes_what_a_killed_run_left() {
 test_matrix_remote_runs_zcs_through_a_command() {
 	two_hosts
 	remote_matrix() {
-		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms $CAL_MS --tare-ms $TARE \
+		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" \
 			--modes sendfile --placements none --rounds 1 --loops 5 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
 	}
 	# Two placements: two far zcs at once, each stopped at the end.
@@ -337,7 +340,7 @@ EOF
 	"$sshd" -D -e -f "$T/sshd_config" 2>"$T/sshd.err" &
 	started $!
 	wait_until 5 eval '(exec 3<>/dev/tcp/127.0.0.1/'"$port"') 2>/dev/null' || fail "sshd did not start: $(cat "$T/sshd.err")"
-	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms $CAL_MS --tare-ms $TARE --modes sendfile --placements none \
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --modes sendfile --placements none \
 		--rounds 1 --loops 5 --out "$T/out" --remote-dir "$T" \
 		--remote "ssh -p $port -i $key -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@127.0.0.1") \
 		>"$T/table" 2>"$T/err" || fail "zc-matrix over ssh failed: $(cat "$T/err")"
@@ -391,7 +394,7 @@ test_matrix_offload_switches_records_and_restores() {
 	before=$(offloads "$IF_A")
 	echo "$before" | grep -q 'scatter-gather: on' || fail "the veth starts without scatter-gather: $before"
 	matrix() {
-		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms $CAL_MS --tare-ms $TARE \
+		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" \
 			--host 10.251.0.2 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
 	}
 	matrix --offload on,off --modes sendfile,send --placements none --rounds 1 --loops 5 ||
@@ -410,7 +413,7 @@ test_matrix_offload_switches_records_and_restores() {
 		"comparison lines: $(cat "$T/table")"
 	expect_eq "$(offloads "$IF_A")" "$before" "the offloads after the run"
 	# Stopped half way, with the offloads off for a cell or on.
-	(cd "$T" && exec ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" --calibrate-ms $CAL_MS --tare-ms $TARE \
+	(cd "$T" && exec ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" \
 		--host 10.251.0.2 --out "$T/out2" --offload off --modes send --placements none --rounds 50 --loops 5) \
 		>"$T/table2" 2>"$T/err2" &
 	pid=$!
@@ -652,7 +655,7 @@ test_observer_effect_prints_a_row_per_configuration() {
 # says the rate first and ranks by demand with the load beside it.
 test_matrix_rate_paces_every_cell_and_says_the_rate() {
 	local block
-	matrix --modes sendfile,send --placements none --rate-rounds 2 --loops 40 --rate 64m --rate-secs 0.3 --seed 3 --tare-ms 300 --calibrate-ms 100
+	matrix --modes sendfile,send --placements none --rate-rounds 2 --loops 40 --rate 64m --rate-secs 0.3 --seed 3 "${PACED_METER[@]}"
 	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -n 1, about 0.3 s a run' "$T/table" ||
 		fail "no line of the pace: $(cat "$T/table")"
 	expect_eq "$(grep -c '^# .*/zcc -J .* -R 64m -s 127.0.0.1 -p [0-9]* -n 1 <60 files>$' "$T/table")" 8 "paced zcc lines"
@@ -681,7 +684,7 @@ test_matrix_rate_paces_every_cell_and_says_the_rate() {
 # report has both sections, full speed first, each with its own rounds.
 test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 	local want
-	matrix --modes sendfile,send --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate auto --rate-secs 0.3 --tare-ms 300 --calibrate-ms 100
+	matrix --modes sendfile,send --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate auto --rate-secs 0.3 "${PACED_METER[@]}"
 	want=$(awk -F, 'NR > 1 && $28 == "" && (min == "" || $6 < min) { min = $6 }
 		END { printf "%d", min * 1e6 * 20 / 100 / 1048576 }' "$T/out/zc-matrix-runs.csv")
 	grep -q -E "^# --rate auto: 20% of the slowest cell's median at full speed, (sendfile|send -b 1048576) \(none, zcs -m read\) at [0-9]+\.[0-9] MB/s: zcc -R ${want}m \([0-9]+\.[0-9] MB/s\)\$" "$T/table" ||
@@ -747,10 +750,10 @@ test_matrix_proto_udp_tables_the_datagram_modes() {
 	# One receive mode: the TCP tables' test runs several, and each cell
 	# costs about a second here.
 	matrix --proto udp --udp-modes sendmsg,gso --udp-recv gro --dgram-sizes 1472,9000 --placements none \
-		--rate-rounds 2 --rate-secs 0.2 --seed 5 --tare-ms 300 --calibrate-ms 100
+		--rate-rounds 2 --rate-secs 0.2 --seed 5 "${PACED_METER[@]}"
 	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -n [0-9]*, about 0.2 s a run' "$T/table" ||
 		fail "no line of the pace: $(cat "$T/table")"
-	grep -q "^# .*/zcc -J -c -T 300 -u -m gso -l 9000 -R 64m -s 127.0.0.1 -p [0-9]* -n [0-9]* <60 files>$" "$T/table" ||
+	grep -q "^# .*/zcc -J -c -T $PACED_TARE -u -m gso -l 9000 -R 64m -s 127.0.0.1 -p [0-9]* -n [0-9]* <60 files>$" "$T/table" ||
 		fail "no datagram zcc line: $(cat "$T/table")"
 	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -u -m gro$" "$T/table" || fail "no zcs -u line"
 	grep -q '^datagrams  *-l placement recv  *| MB/s  *reached load%  *us/KB (zcc -c)  *kernel%  *gap | us/KB: zcc  zcs   | meter effect on MB/s | copied |  dgrams/s   calls/s   loss |' "$T/table" ||

@@ -159,7 +159,7 @@ test_zcc_file_shrinking_in_send_mode_is_an_error() {
 # The file grows 0.3 s into a send of about 1.4 s; zcc finds it at the end.
 test_zcc_file_growing_while_sent_is_an_error() {
 	local rc=0
-	start_slow_capture 1000
+	start_slow_capture
 	"$ROOT/zcc" -o 4096 -S -w -s 127.0.0.1 -p "$(cat "$T/port")" "$T/file" 2>"$T/err" &
 	local zcc=$!
 	started "$zcc"
