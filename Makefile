@@ -16,7 +16,7 @@ endif
 
 BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link
+LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table and the stream (tx), and a file per family (udp: -u's).
 TX_MODULES = tx copy splice zerocopy uring udp
@@ -63,9 +63,9 @@ $(BUILD)/libtx.a: $(TX_OBJS)
 $(BUILD)/librx.a: $(RX_OBJS)
 	$(AR) rcs $@ $^
 
-# zcc links -P's streams and the transmit modes, zcs the host's meter and the receive
+# zcc links -P's streams, -m A,B's turns and the transmit modes, zcs the host's meter and the receive
 # modes, and test_tx and test_rx their modes, before lib/, which they use.
-zcc: $(BUILD)/parallel.o $(BUILD)/libtx.a
+zcc: $(BUILD)/parallel.o $(BUILD)/alternate.o $(BUILD)/libtx.a
 zcs: $(BUILD)/hostmeter.o $(BUILD)/udpserve.o $(BUILD)/librx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a

@@ -35,14 +35,14 @@ struct stream_slot {
  */
 static struct {
 	pid_t owner;
-	const struct sender *snd;
+	struct sender *const *snd;	/* the sender sending now */
 	struct stream_slot *slots;
 	pid_t pids[MAX_STREAMS];	/* 0 once reaped */
 	volatile sig_atomic_t n_pids;
 	struct meter *meter;
 } running;
 
-void stop_signals_count(const struct sender *snd)
+void stop_signals_count(struct sender *const *snd)
 {
 	running.snd = snd;
 }
@@ -92,7 +92,7 @@ static void stop_children(void)
 
 static uint64_t running_sent(void)
 {
-	uint64_t sent = running.snd ? running.snd->sent : 0;
+	uint64_t sent = running.snd ? (*running.snd)->sent : 0;
 
 	for (long i = 0; i < running.n_pids; i++)
 		sent += running.slots[i].snd.sent;

@@ -52,9 +52,9 @@
 #define DEFAULT_DGRAM_RATE (64UL << 20)
 
 static const char usage[] =
-	"usage: zcc [-cCdhJkSuw] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf] [-o sndbuf]\n"
-	"           [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port] [-P streams] [-m mode]\n"
-	"           [-q depth] [-R rate] [-T msecs] [-W secs] -s server file...\n";
+	"usage: zcc [-cCdhJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf]\n"
+	"           [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port] [-P streams]\n"
+	"           [-m mode[,mode...]] [-q depth] [-R rate] [-T msecs] [-W secs] -s server file...\n";
 
 /* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
 static const struct send_mode *find_mode(const char *name, int datagram)
@@ -76,6 +76,56 @@ static const struct send_mode *find_mode(const char *name, int datagram)
 		opt_fail('m', name, why);
 	}
 	return m;
+}
+
+/*
+ * -m A,B,...: the modes that take turns sending one stream, each named as -m
+ * names one; -A only with them. One stream over TCP. The summaries describe
+ * them as one mode (s->listed): the list's name, chunked, queued or counting
+ * copies if any arm is; every arm's buffers together must fit in memory.
+ */
+static void parse_arms(struct settings *s, const char *given, const char *list)
+{
+	char buf[256], *rest = buf, *tok;
+	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+
+	if (!list || !strchr(list, ',')) {
+		if (strchr(given, 'A'))
+			opt_failx("-A sets the slots of modes that take turns: it needs -m with two "
+				  "or more, as -m write,sendfile");
+		return;
+	}
+	if (s->datagram || s->streams > 1 || strchr(given, 'S'))
+		opt_failx("-m %s: modes take turns in one TCP stream: not with %s", list,
+			  s->datagram ? "-u" : s->streams > 1 ? "-P" : "-S");
+	if (strlen(list) >= sizeof(s->list_name))
+		opt_fail('m', list, "too long a list");
+	strcpy(buf, list);
+	strcpy(s->list_name, list);
+	s->n_arms = 0;
+	s->listed = (struct send_mode){ .name = s->list_name, .io = NET_IO_SEND };
+	while ((tok = strsep(&rest, ","))) {
+		if (*tok == '\0')
+			opt_fail('m', list, "an empty item in the list");
+		if (s->n_arms == ALT_MAX_ARMS)
+			opt_failx("-m %s: more than %d modes", list, ALT_MAX_ARMS);
+		s->arms[s->n_arms] = find_mode(tok, 0);
+		s->listed.chunked |= s->arms[s->n_arms]->chunked;
+		s->listed.queued |= s->arms[s->n_arms]->queued;
+		s->listed.counts_copies |= s->arms[s->n_arms]->counts_copies;
+		s->queued_arms += s->arms[s->n_arms]->queued;
+		s->n_arms++;
+	}
+	s->mode = &s->listed;
+	/* The queued arms' buffers are pinned, and share RLIMIT_MEMLOCK as -P's streams do. */
+	if (!strchr(given, 'q'))
+		s->depth = tx_default_depth(s->bufsize, s->queued_arms ? s->queued_arms : 1,
+					    tx_pin_limit());
+	for (unsigned i = 0; i < s->n_arms; i++)
+		bytes += (s->arms[i]->queued ? s->depth : 1) * (uint64_t)s->bufsize;
+	if (host && bytes > host / 2)
+		opt_failx("-m %s: its arms' buffers are %.1f GiB, more than half of this host's "
+			  "%.1f GiB of memory", list, bytes / 1073741824.0, host / 1073741824.0);
 }
 
 /* -u: the options that are TCP's alone, and -l, which is -u's. */
@@ -164,7 +214,10 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	meter_check_options(given, s->measure_cpu, s->calibrate_only, s->n_cpus);
 	check_datagram_options(s, given);
 	/* The first row of each kind is its default: sendfile, or -u's sendmsg. */
-	s->mode = find_mode(mode_arg ? mode_arg : s->datagram ? "sendmsg" : "sendfile", s->datagram);
+	if (!mode_arg || !strchr(mode_arg, ','))
+		s->mode = find_mode(mode_arg ? mode_arg : s->datagram ? "sendmsg" : "sendfile",
+				    s->datagram);
+	parse_arms(s, given, mode_arg);
 	if (given_S) {
 		const struct send_mode *m = find_mode(given_w ? "write" : "send", 0);
 
@@ -187,13 +240,14 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	/* UDP is paced by zcc itself (tx/udp.c), TCP by the kernel. */
 	if (!s->datagram)
 		s->sockopts.pacing_bytes_per_sec = s->stream_rate;
+	if (!strchr(given, 'q') && s->n_arms == 1)
+		s->depth = tx_default_depth(s->bufsize, s->streams, tx_pin_limit());
 	if (strchr(given, 'q') && !s->mode->queued)
 		opt_failx("-q needs -m %s (mode %s sends one %s at a time)",
 			  tx_mode_names(s->datagram, 1), s->mode->name,
 			  s->datagram ? "batch" : "chunk");
-	if (!strchr(given, 'q'))
-		s->depth = tx_default_depth(s->bufsize, s->streams, tx_pin_limit());
-	check_buffer_memory(s);
+	if (s->n_arms == 1)
+		check_buffer_memory(s);
 	if (s->calibrate_only)
 		return;
 	if (!s->server)
@@ -213,11 +267,15 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = METER_DEFAULT_TARE_MS,
 				.streams = 1, .close_wait_secs = DEFAULT_CLOSE_WAIT_SECS,
-				.dgram_bytes = DEFAULT_DGRAM_BYTES };
+				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1,
+				.slot_ms = ALT_DEFAULT_SLOT_MS };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":b:B:cCdhi:Jkl:M:m:n:N:o:p:P:q:R:s:ST:uwW:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdhi:Jkl:M:m:n:N:o:p:P:q:R:s:ST:uwW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
+		case 'A':
+			s->slot_ms = opt_long(c, optarg, 20, 60000);
+			break;
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
 			break;
@@ -488,7 +546,8 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
  * -J: the run as one JSON object on a line: the settings, the host, with -P
  * every stream's figures, the result (the total with -P), and the meter's.
  */
-static void print_summary_json(const struct settings *s, const struct meter *m, size_t n_files,
+static void print_summary_json(const struct settings *s, const struct meter *m,
+			       const struct alternation *alt, size_t n_files,
 			       const struct summary *streams, long failed,
 			       const struct summary *sum)
 {
@@ -519,6 +578,11 @@ static void print_summary_json(const struct settings *s, const struct meter *m, 
 		link_json(&j, &sum->link, &sum->link_fig);
 	else
 		json_null(&j, "link");
+	if (alt) {
+		json_object(&j, "turns");
+		alt_json(alt, &j);
+		json_close(&j);
+	}
 	json_end(&j);
 }
 
@@ -553,9 +617,10 @@ static void debug_files(const struct settings *s, const struct tx_file *files, s
 	fprintf(stderr, "\n");
 }
 
-void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
-		size_t n_files, const struct start_line *line, struct meter *m,
-		struct summary *sum)
+/* run_stream(), or with alt its arms in turn (snd: arms[0], which connects). */
+static void stream(const struct settings *s, struct sender *snd, struct alternation *alt,
+		   const struct tx_file *files, size_t n_files, const struct start_line *line,
+		   struct meter *m, struct summary *sum)
 {
 	int alone = line->ready < 0;
 	struct rusage ru0, ru1;
@@ -573,7 +638,10 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 	net_set_send_timeout(snd->sock, snd->wait_secs);
 	if (s->cork)
 		net_set_cork(snd->sock);
-	tx_sender_connected(snd);
+	if (alt)
+		alt_connected(alt);
+	else
+		tx_sender_connected(snd);
 	if (!alone)
 		wait_for_the_others(line);
 	else if (m)
@@ -582,7 +650,13 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 		link_take(&lk, &la);
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
-	tx_send_stream(snd, s->loops, files, n_files, s->debug);
+	if (alt) {
+		alt_start(alt, m);
+		tx_send_stream_turns(snd, alt_turn, alt, s->loops, files, n_files, s->debug);
+		snd = alt->current;
+	} else {
+		tx_send_stream(snd, s->loops, files, n_files, s->debug);
+	}
 	end = timing_now_ns();
 	if (!alone)
 		tell_the_parent(line);
@@ -596,6 +670,8 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 	}
 	if (alone && linked)
 		counted = link_end(&lk, &la, &lf);
+	if (alt)
+		alt_finish(alt, &snd->zc_sends, &snd->zc_copied);
 	getrusage(RUSAGE_SELF, &ru1);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,
@@ -610,7 +686,26 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 		sum->linked = 1;
 		sum->link_fig = lf;
 	}
-	tx_sender_close(snd);
+	if (alt)
+		alt_close(alt);
+	else
+		tx_sender_close(snd);
+}
+
+void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
+		size_t n_files, const struct start_line *line, struct meter *m,
+		struct summary *sum)
+{
+	stream(s, snd, NULL, files, n_files, line, m, sum);
+}
+
+void run_stream_alternating(const struct settings *s, struct alternation *alt,
+			    const struct tx_file *files, size_t n_files, struct meter *m,
+			    struct summary *sum)
+{
+	struct start_line alone = { -1, -1 };
+
+	stream(s, &alt->arms[0], alt, files, n_files, &alone, m, sum);
 }
 
 /* Each stream's line, then the total's. */
@@ -630,8 +725,8 @@ static void print_streams(const struct settings *s, const struct summary *stream
 }
 
 /* The summary, then whatever went wrong, each a line and exit 1. */
-static void report(const struct settings *s, struct meter *m, size_t n_files,
-		   const struct summary *streams, long failed, struct summary *sum)
+static void report(const struct settings *s, struct meter *m, const struct alternation *alt,
+		   size_t n_files, const struct summary *streams, long failed, struct summary *sum)
 {
 	int meter_ok = !m || !m->spoiled;
 
@@ -639,11 +734,15 @@ static void report(const struct settings *s, struct meter *m, size_t n_files,
 	if (sum->metered)
 		meter_figures(m, sum->confirmed, sum->bytes, &sum->fig);
 	if (s->json)
-		print_summary_json(s, m, n_files, streams, failed, sum);
+		print_summary_json(s, m, alt, n_files, streams, failed, sum);
 	else if (s->streams > 1)
 		print_streams(s, streams, sum);
 	else
 		print_summary("", s->mode, sum);
+	if (alt && !s->json)
+		alt_print(alt, stdout);
+	if (alt)
+		alt_warn(alt);
 	if (failed)
 		errx(1, "%ld of %ld streams failed: the total above counts the others", failed,
 		     s->streams);
@@ -679,6 +778,8 @@ int main(int argc, char **argv)
 	size_t n_files;
 	long failed = 0;
 	struct start_line alone = { -1, -1 };
+	struct sender *sending = &snd;
+	static struct alternation alt;
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -696,9 +797,13 @@ int main(int argc, char **argv)
 	if (s.debug)
 		debug_files(&s, files, n_files);
 	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */
-	if (s.streams == 1) {
+	if (s.n_arms > 1) {
+		alt_setup(&alt, s.arms, s.n_arms, s.bufsize, s.depth, s.close_wait_secs, s.slot_ms,
+			  s.debug);
+		stop_signals_count(&alt.current);
+	} else if (s.streams == 1) {
 		sender_setup(&snd, &s);
-		stop_signals_count(&snd);
+		stop_signals_count(&sending);
 	}
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
@@ -709,9 +814,11 @@ int main(int argc, char **argv)
 		meter_die(m);
 	if (s.streams > 1)
 		failed = run_parallel(&s, m, files, n_files, streams, &sum);
+	else if (s.n_arms > 1)
+		run_stream_alternating(&s, &alt, files, n_files, m, &sum);
 	else
 		run_stream(&s, &snd, files, n_files, &alone, m, &sum);
-	report(&s, m, n_files, streams, failed, &sum);
+	report(&s, m, s.n_arms > 1 ? &alt : NULL, n_files, streams, failed, &sum);
 	free(files);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "lib/meter.h"
 #include "lib/net.h"
 #include "tx/tx.h"
+#include "alternate.h"
 
 /* -P: the most streams at once. */
 #define MAX_STREAMS 64
@@ -32,7 +33,13 @@ struct settings {
 	struct net_sockopts sockopts;
 	long loops;
 	int port;
-	const struct send_mode *mode;
+	const struct send_mode *mode;	/* with a list, its first */
+	const struct send_mode *arms[ALT_MAX_ARMS];	/* -m A,B,...: the modes taking turns */
+	unsigned n_arms;	/* 1: one mode */
+	unsigned queued_arms;	/* of them, those -q sets */
+	struct send_mode listed;	/* the arms, as the summaries describe them */
+	char list_name[256];
+	long slot_ms;		/* -A */
 	long depth;
 	int cork;
 	int measure_cpu;
@@ -88,6 +95,10 @@ void sender_setup(struct sender *snd, const struct settings *s);
 void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
 		size_t n_files, const struct start_line *line, struct meter *m,
 		struct summary *sum);
+/* The same for -m A,B,...: the stream sent by the arms in turn (arms[0] connects). */
+void run_stream_alternating(const struct settings *s, struct alternation *alt,
+			    const struct tx_file *files, size_t n_files, struct meter *m,
+			    struct summary *sum);
 
 /*
  * -c: the meter's samples, all taken here: the first byte's failing ends the
@@ -103,8 +114,8 @@ void meter_at(struct meter *m, enum meter_moment when);
  * count alone, the streams' with -P) and exits 1.
  */
 void catch_stop_signals(void);
-/* What a stop signal counts alone: the one stream's sender. */
-void stop_signals_count(const struct sender *snd);
+/* What a stop signal counts alone: the one stream's sender sending now (-m A,B: they take turns). */
+void stop_signals_count(struct sender *const *snd);
 /* What it stops besides the streams: the meter's soakers, from before they start. */
 void stop_signals_end_meter(struct meter *m);
 

@@ -5,12 +5,16 @@
  * a soaker that steals from it shows up as less than the target. A short
  * period makes the same load out of many wake-ups; -m makes it walk a
  * buffer of that many KiB as it spins, writing a byte of every cache line,
- * so that it fills the caches it shares with others.
+ * so that it fills the caches it shares with others. -g makes it a load
+ * of one arm of zcc -m A,B,...: it reads zcc -d's slot lines on its
+ * standard input and spins only while the latest names arm N, until they end.
  *
- * usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib]
+ * usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib] [-g arm]
  * prints: loadgen: target P% of CPU C for S s, got G% (R% of target), W wake-ups a second
+ * and with -g: loadgen: arm N had it for O s of S, got G% of CPU C then
  */
 #include <err.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,37 @@
 #define DEFAULT_PERIOD_US 10000
 #define CACHE_LINE 64
 
+/*
+ * -g: whether arm `arm` has the slot now, from the slot lines read so far
+ * ("zcc: slot N, cycle C, arm A (mode)"), read without waiting; -1 once
+ * they have ended.
+ */
+static int gate_open(unsigned arm, int was_open)
+{
+	static char line[256];
+	static size_t len;
+	int open = was_open;
+	ssize_t n;
+	char c;
+
+	while ((n = read(0, &c, 1)) == 1) {
+		unsigned a;
+		const char *at;
+
+		if (c != '\n') {
+			if (len < sizeof(line) - 1)
+				line[len++] = c;
+			continue;
+		}
+		line[len] = '\0';
+		len = 0;
+		at = strstr(line, ", arm ");
+		if (strncmp(line, "zcc: slot ", 10) == 0 && at && sscanf(at, ", arm %u", &a) == 1)
+			open = a == arm;
+	}
+	return n == 0 ? -1 : open;
+}
+
 static uint64_t cpu_time_ns(void)
 {
 	struct timespec ts;
@@ -35,15 +70,20 @@ static uint64_t cpu_time_ns(void)
 
 int main(int argc, char **argv)
 {
-	long cpu = 0, percent = -1, secs = 0, period_us = DEFAULT_PERIOD_US, kib = 0;
+	long cpu = 0, percent = -1, secs = 0, period_us = DEFAULT_PERIOD_US, kib = 0, arm = 0;
 	uint64_t start, end, cpu_start, got_ns, busy_ns, period, period_ns, wakeups = 0;
+	uint64_t open_ns = 0;
+	int open = 0;
 	size_t at = 0;
 	char *buf = NULL;
 	int c;
 
-	opt_init("usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib]\n");
-	while ((c = getopt(argc, argv, ":c:f:m:p:t:")) != -1) {
+	opt_init("usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib] [-g arm]\n");
+	while ((c = getopt(argc, argv, ":c:f:g:m:p:t:")) != -1) {
 		switch (c) {
+		case 'g':
+			arm = opt_long(c, optarg, 1, 64);
+			break;
 		case 'c':
 			cpu = opt_long(c, optarg, 0, CPU_MAX_INDEX);
 			break;
@@ -65,6 +105,8 @@ int main(int argc, char **argv)
 	}
 	if (percent < 0 || secs == 0)
 		opt_failx("-f and -t are required");
+	if (arm && fcntl(0, F_SETFL, O_NONBLOCK) < 0)
+		err(1, "-g: standard input");
 	if (cpu_pin(cpu) < 0)
 		err(1, "pinning to CPU %ld", cpu);
 	if (kib) {
@@ -86,16 +128,31 @@ int main(int argc, char **argv)
 
 		uint64_t cpu_until = cpu_time_ns() + busy_ns;
 
+		if (arm) {
+			open = gate_open(arm, open);
+			if (open < 0)
+				break;
+			open_ns += open ? period_ns : 0;
+			if (!open)
+				cpu_until = 0;
+		}
 		while (cpu_time_ns() < cpu_until && timing_now_ns() < next) {
 			/* A stretch of the walk between two looks at the clock. */
 			for (int i = 0; buf && i < 64; i++, at = (at + CACHE_LINE) % (kib * 1024))
 				buf[at]++;
 		}
-		if (busy_ns < period_ns && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == 0)
+		if ((busy_ns < period_ns || !cpu_until) &&
+		    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == 0)
 			wakeups++;
 	}
 	got_ns = cpu_time_ns() - cpu_start;
 	end = timing_now_ns();
+	if (arm) {
+		printf("loadgen: arm %ld had it for %.1f s of %.1f, got %.1f%% of CPU %ld then\n", arm,
+		       open_ns / 1e9, (end - start) / 1e9, open_ns ? 100.0 * got_ns / open_ns : 0.0,
+		       cpu);
+		return 0;
+	}
 	printf("loadgen: target %ld%% of CPU %ld for %ld s, got %.1f%% (%.1f%% of target), "
 	       "%.0f wake-ups a second\n",
 	       percent, cpu, secs, 100.0 * got_ns / (end - start),

@@ -289,14 +289,24 @@ int tx_await_close(struct sender *snd, long wait_secs)
 void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *files,
 		    size_t n_files, int debug)
 {
+	tx_send_stream_turns(snd, NULL, NULL, loops, files, n_files, debug);
+}
+
+void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+			  const struct tx_file *files, size_t n_files, int debug)
+{
 	if (snd->mode->datagram) {
 		tx_send_datagrams(snd, loops, files, n_files, debug);
 		return;
 	}
+	if (turn)
+		snd = turn(arg);
 	send_u32(snd, loops);
 	for (uint32_t loop = 0; loop < loops; loop++) {
 		send_u32(snd, n_files);
 		for (size_t i = 0; i < n_files; i++) {
+			if (turn)
+				snd = turn(arg);
 			if (debug > 1)
 				tx_say_file(loop, &files[i]);
 			send_one_file(snd, &files[i]);

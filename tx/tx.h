@@ -165,6 +165,17 @@ void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *fi
 		    size_t n_files, int debug);
 
 /*
+ * The same stream, sent by whichever sender turn(arg) gives before the
+ * first byte and before each file (the length and data of a file go by one
+ * sender; the loop and file counts by the one that sent the file before). The senders share the socket, and
+ * each one's sent counts the whole stream from the moment it is handed on:
+ * turn copies it from the sender before.
+ */
+typedef struct sender *(*tx_turn_fn)(void *arg);
+void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+			  const struct tx_file *files, size_t n_files, int debug);
+
+/*
  * Half-close, wait for the mode's last completions (a zero-copy mode's
  * buffers back from the kernel), and wait for the peer to close too, for
  * wait_secs at most, one deadline whatever the peer sends meanwhile: 0 if

@@ -1,0 +1,81 @@
+/*
+ * zcc -m A,B,...: one stream sent by several modes in turn, each for a slot
+ * of -A ms in an order shuffled afresh every cycle, under one meter that runs
+ * throughout, sampled at every slot's start and end. What the host does to
+ * the run (another guest, a hypervisor's time, a burst of interrupts) moves
+ * neighbouring slots alike, so the arms' difference, block of cycles by
+ * block, keeps what the modes do and sheds most of what the host does.
+ */
+#ifndef ZC_ALTERNATE_H
+#define ZC_ALTERNATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/json.h"
+#include "lib/meter.h"
+#include "tx/tx.h"
+
+/* -m's list: the most modes it may name (each TCP mode once, and one again). */
+#define ALT_MAX_ARMS 8
+
+/* -A: a slot's length by default, in ms. */
+#define ALT_DEFAULT_SLOT_MS 100
+
+/* What one slot measured, from its guard's end to its end. */
+struct alt_slot {
+	unsigned arm;
+	uint32_t cycle;
+	uint64_t bytes;
+	struct soak_figures fig;	/* bytes, time; the load's figures with the meter */
+};
+
+struct alternation {
+	unsigned n_arms;
+	struct sender arms[ALT_MAX_ARMS];
+	struct sender *current;		/* the arm sending now; what a stop signal counts */
+	long slot_ms;
+	int debug;
+	struct meter *meter;		/* -c; NULL */
+	unsigned order[ALT_MAX_ARMS], at, cur;
+	uint32_t cycle;
+	unsigned seed;
+	uint64_t slot_start_ns, guard_ns;
+	uint64_t sent_at_guard;
+	int measuring;			/* past the slot's guard, its first sample taken */
+	int spoiled;			/* a sample failed: no load figures */
+	struct soak_sample a, b;
+	struct alt_slot *slots;
+	size_t n_slots, cap_slots;
+	size_t short_slots;		/* ended before their guard did: a file longer than a slot */
+	uint64_t turns;
+};
+
+/*
+ * Each arm's buffers, pipe or ring (tx_sender_setup), before connecting; depth
+ * for the queued ones. A mode the kernel cannot do fails here.
+ */
+void alt_setup(struct alternation *alt, const struct send_mode *const *modes, unsigned n,
+	       size_t bufsize, unsigned depth, long wait_secs, long slot_ms, int debug);
+/* The socket, connected by arms[0]: every arm sends on it, with its mode's options. */
+void alt_connected(struct alternation *alt);
+/* The first slot starts now; with m, its samples are the meter's (m may be NULL). */
+void alt_start(struct alternation *alt, struct meter *m);
+/* tx_send_stream_turns's turn: the arm that sends the next file. */
+struct sender *alt_turn(void *alt);
+/*
+ * After zcs closed (or -W ran out): the arms other than the last to send get
+ * their last completions; the zero-copy sends of all, summed.
+ */
+void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied);
+/* Every arm's buffers, and the socket, once; the slots stay for the report. */
+void alt_close(struct alternation *alt);
+
+/* On stderr, when more than a tenth of the slots measured nothing: why, and what to do. */
+void alt_warn(const struct alternation *alt);
+/* The arms' lines, and with the meter each arm against the cheapest. */
+void alt_print(const struct alternation *alt, FILE *out);
+/* The same as -J's "arms", "comparisons" and "slots". */
+void alt_json(const struct alternation *alt, struct json *j);
+
+#endif

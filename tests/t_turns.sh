@@ -1,0 +1,146 @@
+#!/bin/bash
+# zcc -m A,B,...: modes taking turns in one stream. The stream byte for byte
+# whichever arm sends each file, every arm's line, each arm against the
+# cheapest with its interval and verdict, the slots in -J, a known load on
+# one arm found with its size, and the usage errors.
+. "$(dirname "$0")/lib.sh"
+
+# Every TCP mode, as zcc -m '?' lists them.
+ARMS=$("$ROOT/zcc" -m '?' | paste -sd, -)
+
+# turns_byte_for_byte ZCC_ARGS...: every mode in turns in 20 ms slots, paced
+# so that the run takes about 0.7 s, over make_files's set and a file of 3
+# MiB and a bit, 8 times, to the capture peer: the stream must be the
+# independent encoding, and zcc -d must have said that every arm had a slot
+# (every cycle of slots gives each arm one). The files are made once, for
+# every shape: the encoding of the first call is kept.
+turns_byte_for_byte() {
+	local arm i=0
+	# zcc's stderr (its slot lines) to $T/slots; the test's own stays where it was.
+	printf '#!/bin/sh\nexec "$@" 2>"%s"\n' "$T/slots" >"$T/wrap"
+	chmod +x "$T/wrap"
+	ZCC_WRAP=$T/wrap stream_matches_encoding 8 "$T/f" -d -m "$ARMS" -A 20 -R 50m "$@"
+	expect_match "$(head -n 1 "$T/out")" "^sent $(stream_bytes 8 "$T"/f/*) bytes in "
+	for arm in ${ARMS//,/ }; do
+		i=$((i + 1))
+		grep -q "^zcc: slot [0-9]*, cycle [0-9]*, arm $i ($arm)\$" "$T/slots" ||
+			fail "arm $i ($arm) had no slot: $(grep -c '^zcc: slot' "$T/slots") slots"
+	done
+}
+
+test_modes_in_turns_send_the_stream_byte_for_byte() {
+	uring_or_skip uring-zc
+	make_files "$T/f"
+	head -c $((3 * 1048576 + 7)) /dev/urandom >"$T/f/3mib+7"
+	turns_byte_for_byte
+	turns_byte_for_byte -b 4k -q 3
+	turns_byte_for_byte -b 64k -q 1
+}
+
+test_turns_print_every_arm_and_each_against_the_cheapest() {
+	local arms total sum
+	make_files "$T/f"
+	calibrate_here
+	start_zcs
+	(cd "$T" && "$ROOT/zcc" -c -T 0 -m write,sendfile -A 50 -R 100m -n 40 -s 127.0.0.1 -p "$PORT" \
+		"$T"/f/* >"$T/out" 2>"$T/err") || fail "zcc failed: $(cat "$T/err")"
+	total=$(stream_bytes 40 "$T"/f/*)
+	expect_match "$(sed -n 1p "$T/out")" "^sent $total bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode write,sendfile, rate 102400 kbytes/sec asked, cpu -?[0-9.]+%, -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES$LO_LINK\$"
+	arms=$(sed -n '2,3p' "$T/out")
+	expect_match "$(sed -n 2p "$T/out")" "^arm write: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%\$"
+	expect_match "$(sed -n 3p "$T/out")" "^arm sendfile: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%\$"
+	# The slots' measured bytes are some of the stream's, never more.
+	sum=$(echo "$arms" | awk '{ s += $5 } END { print s }')
+	[ "$sum" -gt 0 ] && [ "$sum" -lt "$total" ] || fail "the arms counted $sum of $total bytes"
+	# The dearer arm against the cheaper, in one of the three verdicts.
+	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): (costs [-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\] against|the same as (write|sendfile) within \\+-[0-9.]+% \\([-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\]\\)|not resolved against (write|sendfile) \\([-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\]\\)).*; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\], the kernel's view [-+][0-9.]+ \\[[-+][0-9.]+, [-+][0-9.]+\\](: the (kernel's view|slowdown) carries it)?; [0-9]+ blocks of 2 cycles\$"
+	expect_eq "$(wc -l <"$T/out")" 4 "lines"
+}
+
+test_turns_without_the_meter_give_each_arms_throughput_alone() {
+	make_files "$T/f"
+	start_zcs
+	"$ROOT/zcc" -m splice,send -A 100 -R 50m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" ||
+		fail "zcc failed"
+	expect_match "$(sed -n 2p "$T/out")" "^arm splice: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec\$"
+	expect_match "$(sed -n 3p "$T/out")" "^arm send: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec\$"
+	expect_eq "$(wc -l <"$T/out")" 3 "lines"
+}
+
+test_turns_json_has_the_arms_comparisons_and_slots() {
+	local out
+	make_files "$T/f"
+	calibrate_here
+	start_zcs
+	out=$(cd "$T" && "$ROOT/zcc" -J -c -T 0 -m send,send -A 100 -R 50m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
+		fail "zcc failed"
+	expect_match "$out" '"settings":\{[^}]*"mode":"send,send"'
+	expect_match "$out" '"turns":\{"slot_ms":100,"block_cycles":2,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
+	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","demand_pct":\{"median":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"load_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$out" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[0-9]+,"load_pct":-?[0-9.]+,"kernel_pct":-?[0-9.]+\}'
+}
+
+# Proof of the method: a known load on one arm's slots alone (tests/loadgen
+# -g, spinning F% of a CPU while zcc -d's latest slot line names arm 2), and
+# write against itself otherwise. The difference of load found must hold
+# what loadgen got, in points of the whole system, within the interval and
+# a point (the gate follows the slot lines by up to a period of loadgen's,
+# 10 ms, inside each slot's unmeasured first quarter), and the interval must
+# be no wider than +-1.5 points on a busy machine (+-1 when quiet: the script
+# scripts/known-difference runs it at full length).
+test_turns_find_a_known_load_on_one_arm_with_its_size() {
+	local cpus got want out lgpid
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	cpus=$(affinity_cpus)
+	make_files "$T/f"
+	calibrate_here
+	start_zcs -B "$(echo "$cpus" | sed -n 1p)"
+	mkfifo "$T/slots"
+	"$HELPERS/loadgen" -g 2 -c "$(echo "$cpus" | sed -n 2p)" -f 10 -t 60 <"$T/slots" >"$T/loadgen" &
+	lgpid=$!
+	started "$lgpid"
+	out=$(cd "$T" && "$ROOT/zcc" -J -c -T 0 -d -m write,write -A 100 -R 100m -n 900 \
+		-B "$(echo "$cpus" | sed -n 1p)" -s 127.0.0.1 -p "$PORT" "$T"/f/* 2>"$T/slots") ||
+		fail "zcc failed"
+	wait_until 5 eval '! kill -0 '"$lgpid"' 2>/dev/null' || fail "loadgen did not end with the slots"
+	got=$(sed -n 's/.*, got \([0-9.]*\)% of CPU.*/\1/p' "$T/loadgen")
+	[ -n "$got" ] || fail "loadgen said: $(cat "$T/loadgen")"
+	want=$(awk -v g="$got" -v n="$(allowed_cpus)" 'BEGIN { print g / n }')
+	echo "$out" | awk -v want="$want" "$JSON_AWK"'
+		{
+			c = json_after($0, "comparisons")
+			if (c !~ /^"comparisons":\[\{"arm":"write#2","against":"write#1"/) {
+				print "write#2 was not the dearer: " substr(c, 1, 80); exit 1
+			}
+			l = json_after(c, "load_points")
+			m = json_num(l, "median"); lo = json_num(l, "lo"); hi = json_num(l, "hi")
+			printf "# known load %.2f points: found %+.2f [%+.2f, %+.2f]\n", want, m, lo, hi
+			if (!(lo - 1 <= want && want <= hi + 1)) { print "the interval misses the load"; exit 1 }
+			if (hi - lo > 3) { print "the interval is wider than +-1.5 points"; exit 1 }
+		}' || fail "$(grep -o '"comparisons".*"slots"' <<<"$out")"
+}
+
+test_turns_usage_errors_name_what_is_wrong() {
+	usage_error zcc "zcc: -A sets the slots of modes that take turns: it needs -m with two or more, as -m write,sendfile" \
+		-A 100 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -m write,sendfile: modes take turns in one TCP stream: not with -u" \
+		-u -m write,sendfile -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -m write,sendfile: modes take turns in one TCP stream: not with -P" \
+		-P 2 -m write,sendfile -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -m write,sendfile: modes take turns in one TCP stream: not with -S" \
+		-S -m write,sendfile -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -m 'write,,sendfile': an empty item in the list" \
+		-m write,,sendfile -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -m 'bogus': unknown mode ($("$ROOT/zcc" -m '?' | paste -sd, - | sed 's/,/, /g; s/, \([^,]*\)$/ or \1/'))" \
+		-m write,bogus -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -A '19': must be at least 20" -m write,sendfile -A 19 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -A '60001': must be at most 60000" -m write,sendfile -A 60001 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -m write,write,write,write,write,write,write,write,write: more than 8 modes" \
+		-m write,write,write,write,write,write,write,write,write -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -q needs -m zerocopy, uring or uring-zc (mode write,sendfile sends one chunk at a time)" \
+		-q 3 -m write,sendfile -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -k conflicts with -m write,zerocopy: TCP_CORK holds each chunk's last partial segment for up to 200 ms, and the buffer under it until then" \
+		-k -m write,zerocopy -s 127.0.0.1 /etc/hostname
+}
+
+run_tests "$@"
