@@ -170,16 +170,19 @@ struct sender *alt_turn(void *arg)
 
 void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied)
 {
-	*zc_sends = *zc_copied = 0;
+	uint64_t sends = 0, copied = 0;
+
 	for (unsigned i = 0; i < alt->n_arms; i++) {
 		struct sender *a = &alt->arms[i];
 
 		/* zcs has closed: every byte was acknowledged, and every buffer is due back. */
 		if (a != alt->current && a->mode->finish)
 			a->mode->finish(a);
-		*zc_sends += a->zc_sends;
-		*zc_copied += a->zc_copied;
+		sends += a->zc_sends;
+		copied += a->zc_copied;
 	}
+	*zc_sends = sends;
+	*zc_copied = copied;
 }
 
 void alt_warn(const struct alternation *alt)
@@ -248,11 +251,15 @@ static double sum_kernel(const struct arm_sum *s)
 	return s->kernel_weight_ns ? s->kernel_ns / s->kernel_weight_ns : NAN;
 }
 
-/* CPU microseconds a KiB: the load, times the CPUs, over the slots' time. */
+/* CPU microseconds a KiB: a load (the soakers' or the kernel's view), times the CPUs, over the slots' time. */
+static double demand_of(const struct alternation *alt, const struct arm_sum *s, double load)
+{
+	return s->bytes ? load * alt->meter->soak.n_cpus * (s->ns / 1e3) / (s->bytes / 1024.0) : NAN;
+}
+
 static double sum_demand(const struct alternation *alt, const struct arm_sum *s)
 {
-	return s->bytes ? sum_load(s) * alt->meter->soak.n_cpus * (s->ns / 1e3) / (s->bytes / 1024.0)
-			: NAN;
+	return demand_of(alt, s, sum_load(s));
 }
 
 static int metered(const struct alternation *alt)
@@ -277,10 +284,14 @@ static unsigned cheapest(const struct alternation *alt)
 	return best;
 }
 
-/* Arm x against arm r, block by block: the demand's change in %, the load's and the kernel's in points. */
+/*
+ * Arm x against arm r, block by block: the demand's change in %, by the
+ * soakers and by the kernel's view; the load's, the time lost's and the
+ * kernel's view's in points.
+ */
 struct comparison {
 	unsigned x, r;
-	struct paired demand_pct, load_points, lost_points, kernel_points;
+	struct paired demand_pct, kernel_demand_pct, load_points, lost_points, kernel_points;
 	enum paired_verdict verdict;
 };
 
@@ -290,8 +301,9 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 	size_t blocks = cycles / BLOCK_CYCLES, n = 0, nk = 0;
 	double *pct = calloc(blocks + 1, sizeof(double)), *load = calloc(blocks + 1, sizeof(double));
 	double *kern = calloc(blocks + 1, sizeof(double)), *lost = calloc(blocks + 1, sizeof(double));
+	double *kpct = calloc(blocks + 1, sizeof(double));
 
-	if (!pct || !load || !kern || !lost)
+	if (!pct || !load || !kern || !lost || !kpct)
 		err(1, "calloc");
 	for (size_t b = 0; b < blocks; b++) {
 		struct arm_sum sx, sr;
@@ -306,8 +318,12 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 		pct[n] = 100 * (dx / dr - 1);
 		lost[n] = 100 * (sum_lost(&sx) - sum_lost(&sr));
 		load[n++] = 100 * (sum_load(&sx) - sum_load(&sr));
-		if (!isnan(sum_kernel(&sx)) && !isnan(sum_kernel(&sr)))
+		if (!isnan(sum_kernel(&sx)) && !isnan(sum_kernel(&sr)) &&
+		    demand_of(alt, &sr, sum_kernel(&sr)) > 0) {
+			kpct[nk] = 100 * (demand_of(alt, &sx, sum_kernel(&sx)) /
+					  demand_of(alt, &sr, sum_kernel(&sr)) - 1);
 			kern[nk++] = 100 * (sum_kernel(&sx) - sum_kernel(&sr));
+		}
 	}
 	c->x = x;
 	c->r = r;
@@ -315,26 +331,28 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 	paired_median(load, n, &c->load_points);
 	paired_median(lost, n, &c->lost_points);
 	paired_median(kern, nk, &c->kernel_points);
+	paired_median(kpct, nk, &c->kernel_demand_pct);
 	c->verdict = paired_verdict(&c->demand_pct, SAME_PCT);
 	free(pct);
 	free(load);
 	free(kern);
 	free(lost);
+	free(kpct);
 }
 
 /*
- * Which of the load's parts the difference is in: the kernel's view (time a
- * task was charged for) when it moved the same way by half as much or more;
- * else the slowdown, time no task is charged for.
+ * Which of the load's parts a difference in demand is in: the kernel's view
+ * (time a task was charged for) when it moved the same way by half as much
+ * or more; else the slowdown, time no task is charged for.
  */
 static const char *carried_by(const struct comparison *c)
 {
-	const struct paired *l = &c->load_points, *k = &c->kernel_points;
-	int k_moved = paired_verdict(k, 0) == PAIRED_DIFFERS && (k->median > 0) == (l->median > 0);
+	const struct paired *d = &c->demand_pct, *k = &c->kernel_demand_pct;
+	int k_moved = paired_verdict(k, 0) == PAIRED_DIFFERS && (k->median > 0) == (d->median > 0);
 
-	if (paired_verdict(l, 0) != PAIRED_DIFFERS)
+	if (c->verdict != PAIRED_DIFFERS)
 		return NULL;
-	return k_moved && fabs(k->median) >= fabs(l->median) / 2 ? "the kernel's view carries it"
+	return k_moved && fabs(k->median) >= fabs(d->median) / 2 ? "the kernel's view carries it"
 								 : "the slowdown carries it";
 }
 
@@ -357,7 +375,7 @@ static void print_arm(const struct alternation *alt, unsigned i, FILE *out)
 
 static void print_comparison(const struct alternation *alt, const struct comparison *c, FILE *out)
 {
-	const struct paired *d = &c->demand_pct, *l = &c->load_points, *k = &c->kernel_points;
+	const struct paired *d = &c->demand_pct, *l = &c->load_points, *k = &c->kernel_demand_pct;
 	const char *carried = carried_by(c);
 	char xn[40], rn[40];
 
@@ -372,12 +390,12 @@ static void print_comparison(const struct alternation *alt, const struct compari
 	else
 		fprintf(out, "%s: not resolved against %s (%+.1f%% [%+.1f, %+.1f])", xn, rn, d->median,
 			d->lo, d->hi);
-	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]", l->median, l->lo, l->hi);
 	if (k->n)
-		fprintf(out, ", the kernel's view %+.2f [%+.2f, %+.2f]", k->median, k->lo, k->hi);
+		fprintf(out, ", the kernel's view %+.1f%% [%+.1f, %+.1f]", k->median, k->lo, k->hi);
 	if (carried)
 		fprintf(out, ": %s", carried);
-	fprintf(out, "; %zu blocks of %d cycles\n", d->n, BLOCK_CYCLES);
+	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]; %zu blocks of %d cycles\n", l->median, l->lo,
+		l->hi, d->n, BLOCK_CYCLES);
 }
 
 void alt_print(const struct alternation *alt, FILE *out)
@@ -456,6 +474,7 @@ void alt_json(const struct alternation *alt, struct json *j)
 			json_string(j, "against", arm_name(alt, r, name, sizeof(name)));
 			json_string(j, "verdict", paired_verdict_name(c.verdict));
 			json_paired(j, "demand_pct", &c.demand_pct, 2);
+			json_paired(j, "kernel_demand_pct", &c.kernel_demand_pct, 2);
 			json_paired(j, "load_points", &c.load_points, 3);
 			json_paired(j, "time_lost_points", &c.lost_points, 3);
 			json_paired(j, "kernel_points", &c.kernel_points, 3);

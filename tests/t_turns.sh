@@ -7,6 +7,9 @@
 
 # Every TCP mode, as zcc -m '?' lists them.
 ARMS=$("$ROOT/zcc" -m '?' | paste -sd, -)
+# A change in percent and its interval, as the comparisons give it.
+PCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
+
 
 # turns_byte_for_byte ZCC_ARGS...: every mode in turns in 20 ms slots, paced
 # so that the run takes about 0.7 s, over make_files's set and a file of 3
@@ -53,7 +56,7 @@ test_turns_print_every_arm_and_each_against_the_cheapest() {
 	sum=$(echo "$arms" | awk '{ s += $5 } END { print s }')
 	[ "$sum" -gt 0 ] && [ "$sum" -lt "$total" ] || fail "the arms counted $sum of $total bytes"
 	# The dearer arm against the cheaper, in one of the three verdicts.
-	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): (costs [-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\] against|the same as (write|sendfile) within \\+-[0-9.]+% \\([-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\]\\)|not resolved against (write|sendfile) \\([-+][0-9.]+% \\[[-+][0-9.]+, [-+][0-9.]+\\]\\)).*; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\], the kernel's view [-+][0-9.]+ \\[[-+][0-9.]+, [-+][0-9.]+\\](: the (kernel's view|slowdown) carries it)?; [0-9]+ blocks of 2 cycles\$"
+	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): (costs $PCT against (write|sendfile)|the same as (write|sendfile) within \\+-[0-9.]+% \\($PCT\\)|not resolved against (write|sendfile) \\($PCT\\)), the kernel's view $PCT(: the (kernel's view|slowdown) carries it)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 2 cycles\$"
 	expect_eq "$(wc -l <"$T/out")" 4 "lines"
 }
 
@@ -67,6 +70,19 @@ test_turns_without_the_meter_give_each_arms_throughput_alone() {
 	expect_eq "$(wc -l <"$T/out")" 3 "lines"
 }
 
+# The zero-copy arms' sends are counted across their slots, as one mode's are.
+test_turns_count_the_zero_copy_arms_sends() {
+	local out n
+	make_files "$T/f"
+	start_zcs
+	out=$("$ROOT/zcc" -m write,zerocopy,uring-zc -A 20 -b 64k -R 100m -n 20 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
+		fail "zcc failed"
+	n=$(echo "$out" | sed -n '1s/.*, zerocopy 0 of \([0-9]*\) sends (kernel copied \([0-9]*\)).*/\1 \2/p')
+	[ -n "$n" ] || fail "no zero-copy count: $(echo "$out" | head -n 1)"
+	set -- $n
+	[ "$1" -gt 0 ] && [ "$1" = "$2" ] || fail "zerocopy 0 of $1 sends, kernel copied $2: loopback copies every one"
+}
+
 test_turns_json_has_the_arms_comparisons_and_slots() {
 	local out
 	make_files "$T/f"
@@ -76,7 +92,7 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 		fail "zcc failed"
 	expect_match "$out" '"settings":\{[^}]*"mode":"send,send"'
 	expect_match "$out" '"turns":\{"slot_ms":100,"block_cycles":2,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
-	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","demand_pct":\{"median":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","demand_pct":\{"median":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
 	expect_match "$out" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[0-9]+,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":-?[0-9.]+\}'
 }
 
