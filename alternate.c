@@ -473,6 +473,9 @@ void alt_json(const struct alternation *alt, struct json *j)
 			json_string(j, "arm", arm_name(alt, i, name, sizeof(name)));
 			json_string(j, "against", arm_name(alt, r, name, sizeof(name)));
 			json_string(j, "verdict", paired_verdict_name(c.verdict));
+			json_string(j, "carried_by", !carried_by(&c) ? NULL
+						     : strstr(carried_by(&c), "kernel") ? "kernel"
+											 : "slowdown");
 			json_paired(j, "demand_pct", &c.demand_pct, 2);
 			json_paired(j, "kernel_demand_pct", &c.kernel_demand_pct, 2);
 			json_paired(j, "load_points", &c.load_points, 3);

@@ -92,7 +92,7 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 		fail "zcc failed"
 	expect_match "$out" '"settings":\{[^}]*"mode":"send,send"'
 	expect_match "$out" '"turns":\{"slot_ms":100,"block_cycles":2,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
-	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","demand_pct":\{"median":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"median":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
 	expect_match "$out" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[0-9]+,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":-?[0-9.]+\}'
 }
 
