@@ -20,11 +20,6 @@
  */
 #define GUARD_SHARE 4
 
-/*
- * The cycles a block of the comparison holds. Each block gives one
- * difference between two arms, from the slots each had in it.
- */
-#define BLOCK_CYCLES 2
 
 /* The verdict's bound: two arms whose difference lies within +-5% are the same. */
 #define SAME_PCT 5.0
@@ -295,10 +290,29 @@ struct comparison {
 	enum paired_verdict verdict;
 };
 
+/*
+ * The cycles a block of the comparison holds: one, or as few more as keep
+ * the blocks within PAIRED_MAX_N. Each block gives one difference between
+ * two arms, from the slots each had in it.
+ */
+static uint32_t block_cycles(const struct alternation *alt)
+{
+	uint32_t cycles = alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
+
+	return cycles > PAIRED_MAX_N ? (cycles + PAIRED_MAX_N - 1) / PAIRED_MAX_N : 1;
+}
+
+static void estimate(double *v, size_t n, struct paired *p)
+{
+	if (paired_estimate(v, n, p) < 0)
+		err(1, "the comparison's %zu differences", n);
+}
+
 static void compare(const struct alternation *alt, unsigned x, unsigned r, struct comparison *c)
 {
 	uint32_t cycles = alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
-	size_t blocks = cycles / BLOCK_CYCLES, n = 0, nk = 0;
+	uint32_t per = block_cycles(alt);
+	size_t blocks = cycles / per, n = 0, nk = 0;
 	double *pct = calloc(blocks + 1, sizeof(double)), *load = calloc(blocks + 1, sizeof(double));
 	double *kern = calloc(blocks + 1, sizeof(double)), *lost = calloc(blocks + 1, sizeof(double));
 	double *kpct = calloc(blocks + 1, sizeof(double));
@@ -309,8 +323,8 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 		struct arm_sum sx, sr;
 		double dx, dr;
 
-		sum_slots(alt, x, b * BLOCK_CYCLES, (b + 1) * BLOCK_CYCLES, &sx);
-		sum_slots(alt, r, b * BLOCK_CYCLES, (b + 1) * BLOCK_CYCLES, &sr);
+		sum_slots(alt, x, b * per, (b + 1) * per, &sx);
+		sum_slots(alt, r, b * per, (b + 1) * per, &sr);
 		dx = sum_demand(alt, &sx);
 		dr = sum_demand(alt, &sr);
 		if (!sx.slots || !sr.slots || !(dr > 0) || isnan(dx))
@@ -327,11 +341,11 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 	}
 	c->x = x;
 	c->r = r;
-	paired_median(pct, n, &c->demand_pct);
-	paired_median(load, n, &c->load_points);
-	paired_median(lost, n, &c->lost_points);
-	paired_median(kern, nk, &c->kernel_points);
-	paired_median(kpct, nk, &c->kernel_demand_pct);
+	estimate(pct, n, &c->demand_pct);
+	estimate(load, n, &c->load_points);
+	estimate(lost, n, &c->lost_points);
+	estimate(kern, nk, &c->kernel_points);
+	estimate(kpct, nk, &c->kernel_demand_pct);
 	c->verdict = paired_verdict(&c->demand_pct, SAME_PCT);
 	free(pct);
 	free(load);
@@ -348,11 +362,11 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 static const char *carried_by(const struct comparison *c)
 {
 	const struct paired *d = &c->demand_pct, *k = &c->kernel_demand_pct;
-	int k_moved = paired_verdict(k, 0) == PAIRED_DIFFERS && (k->median > 0) == (d->median > 0);
+	int k_moved = paired_verdict(k, 0) == PAIRED_DIFFERS && (k->estimate > 0) == (d->estimate > 0);
 
 	if (c->verdict != PAIRED_DIFFERS)
 		return NULL;
-	return k_moved && fabs(k->median) >= fabs(d->median) / 2 ? "the kernel's view carries it"
+	return k_moved && fabs(k->estimate) >= fabs(d->estimate) / 2 ? "the kernel's view carries it"
 								 : "the slowdown carries it";
 }
 
@@ -382,20 +396,20 @@ static void print_comparison(const struct alternation *alt, const struct compari
 	arm_name(alt, c->x, xn, sizeof(xn));
 	arm_name(alt, c->r, rn, sizeof(rn));
 	if (c->verdict == PAIRED_DIFFERS)
-		fprintf(out, "%s: costs %+.1f%% [%+.1f, %+.1f] against %s", xn, d->median, d->lo, d->hi,
+		fprintf(out, "%s: costs %+.1f%% [%+.1f, %+.1f] against %s", xn, d->estimate, d->lo, d->hi,
 			rn);
 	else if (c->verdict == PAIRED_SAME)
 		fprintf(out, "%s: the same as %s within +-%.1f%% (%+.1f%% [%+.1f, %+.1f])", xn, rn,
-			paired_within(d), d->median, d->lo, d->hi);
+			paired_within(d), d->estimate, d->lo, d->hi);
 	else
-		fprintf(out, "%s: not resolved against %s (%+.1f%% [%+.1f, %+.1f])", xn, rn, d->median,
+		fprintf(out, "%s: not resolved against %s (%+.1f%% [%+.1f, %+.1f])", xn, rn, d->estimate,
 			d->lo, d->hi);
 	if (k->n)
-		fprintf(out, ", the kernel's view %+.1f%% [%+.1f, %+.1f]", k->median, k->lo, k->hi);
+		fprintf(out, ", the kernel's view %+.1f%% [%+.1f, %+.1f]", k->estimate, k->lo, k->hi);
 	if (carried)
 		fprintf(out, ": %s", carried);
-	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]; %zu blocks of %d cycles\n", l->median, l->lo,
-		l->hi, d->n, BLOCK_CYCLES);
+	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]; %zu blocks of %u cycle%s\n", l->estimate,
+		l->lo, l->hi, d->n, block_cycles(alt), block_cycles(alt) > 1 ? "s" : "");
 }
 
 void alt_print(const struct alternation *alt, FILE *out)
@@ -420,11 +434,11 @@ static void json_paired(struct json *j, const char *key, const struct paired *p,
 {
 	json_object(j, key);
 	if (p->n) {
-		json_double(j, "median", p->median, decimals);
+		json_double(j, "estimate", p->estimate, decimals);
 		json_double(j, "lo", p->lo, decimals);
 		json_double(j, "hi", p->hi, decimals);
 	} else {
-		json_null(j, "median");
+		json_null(j, "estimate");
 		json_null(j, "lo");
 		json_null(j, "hi");
 	}
@@ -440,7 +454,7 @@ void alt_json(const struct alternation *alt, struct json *j)
 	unsigned r = metered(alt) ? cheapest(alt) : 0;
 
 	json_int(j, "slot_ms", alt->slot_ms);
-	json_int(j, "block_cycles", BLOCK_CYCLES);
+	json_int(j, "block_cycles", block_cycles(alt));
 	json_array(j, "arms");
 	for (unsigned i = 0; i < alt->n_arms; i++) {
 		sum_slots(alt, i, 0, UINT32_MAX, &s);

@@ -3,22 +3,27 @@
 
 #include "paired.h"
 
-size_t paired_ci_rank(size_t n)
+size_t paired_rank(size_t n)
 {
-	double p, c;
+	size_t max = n * (n + 1) / 2, k = 1;
+	double *p, below = 0;
 
 	if (n < PAIRED_MIN_N)
 		return 1;
-	/* The largest j with P(Binomial(n, 1/2) < j) <= 0.025. */
-	p = pow(0.5, (double)n);
-	c = p;
-	for (size_t j = 1; j < n; j++) {
-		p = p * (double)(n - j + 1) / (double)j;
-		if (c + p > 0.025)
-			return j;
-		c += p;
+	/* P(W = s) for s = 0..max, rank by rank: each rank is in the sum or not, at 1/2 each. */
+	p = calloc(max + 1, sizeof(*p));
+	if (!p)
+		return 1;
+	p[0] = 1;
+	for (size_t r = 1; r <= n; r++)
+		for (size_t s = r * (r + 1) / 2 + 1; s-- > 0;)
+			p[s] = (p[s] + (s >= r ? p[s - r] : 0)) / 2;
+	for (size_t s = 0; s < max && below + p[s] <= 0.025; s++) {
+		below += p[s];
+		k = s + 1;
 	}
-	return 1;
+	free(p);
+	return k;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -28,19 +33,28 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void paired_median(double *v, size_t n, struct paired *p)
+int paired_estimate(const double *v, size_t n, struct paired *p)
 {
-	size_t j = paired_ci_rank(n);
+	size_t m = n * (n + 1) / 2, k = paired_rank(n), i, j, at = 0;
+	double *w;
 
 	p->n = n;
 	if (n == 0) {
-		p->median = p->lo = p->hi = NAN;
-		return;
+		p->estimate = p->lo = p->hi = NAN;
+		return 0;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	p->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	p->lo = v[j - 1];
-	p->hi = v[n - j];
+	w = malloc(m * sizeof(*w));
+	if (!w)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (j = i; j < n; j++)
+			w[at++] = (v[i] + v[j]) / 2;
+	qsort(w, m, sizeof(*w), cmp_double);
+	p->estimate = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+	p->lo = w[k - 1];
+	p->hi = w[m - k];
+	free(w);
+	return 0;
 }
 
 enum paired_verdict paired_verdict(const struct paired *p, double same)

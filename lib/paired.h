@@ -1,31 +1,44 @@
 /*
  * paired: two arms measured in turns, under one meter, compared. Each block
- * of turns gives one difference between them; the differences' median and
- * its distribution-free 95% interval (the order statistics x(j) and
- * x(n+1-j), as scripts/stats.awk computes them), and what the interval
- * says: the arms differ (it leaves out 0), they are the same within a
- * bound (it lies inside it), or neither.
+ * of turns gives one difference between them; their Hodges-Lehmann
+ * estimate (the median of the averages of every pair of differences, each
+ * with itself too) and its distribution-free 95% interval (Wilcoxon's
+ * signed-rank interval: the Walsh averages' order statistics at the exact
+ * critical rank), and what the interval says: the arms differ (it leaves
+ * out 0), they are the same within a bound (it lies inside it), or neither.
+ * Robust to a burst in a block or two, as the median is, and as efficient
+ * as the mean on differences that are normal, nearly.
  */
 #ifndef ZC_PAIRED_H
 #define ZC_PAIRED_H
 
 #include <stddef.h>
 
-/* The fewest differences whose median has a 95% interval; below it, the range. */
+/* The fewest differences with a 95% interval; below it, the interval is their range. */
 #define PAIRED_MIN_N 6
 
+/* The most differences an estimate takes: their n(n+1)/2 averages are sorted. */
+#define PAIRED_MAX_N 400
+
 struct paired {
-	double median, lo, hi;
+	double estimate, lo, hi;
 	size_t n;
 };
 
 enum paired_verdict { PAIRED_DIFFERS, PAIRED_SAME, PAIRED_UNRESOLVED };
 
-/* j of the interval [x(j), x(n+1-j)] for n values (1-based), or 1 (the range) below PAIRED_MIN_N. */
-size_t paired_ci_rank(size_t n);
+/*
+ * k of the interval [w(k), w(M+1-k)] of the M = n(n+1)/2 Walsh averages
+ * (1-based): the largest k with P(W < k) <= 0.025, W the signed-rank
+ * statistic of n differences; 1 (the range) below PAIRED_MIN_N.
+ */
+size_t paired_rank(size_t n);
 
-/* The median of v[0..n) and its interval, into p; v is sorted in place. n 0: all NAN. */
-void paired_median(double *v, size_t n, struct paired *p);
+/*
+ * The estimate and interval of v[0..n), n at most PAIRED_MAX_N, into p;
+ * 0, or -1 if memory for the averages ran out. n 0: all NAN.
+ */
+int paired_estimate(const double *v, size_t n, struct paired *p);
 
 /*
  * What p says, its bound the `same` figure (5 for +-5%): DIFFERS when the

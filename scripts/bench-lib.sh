@@ -72,10 +72,11 @@ BENCH_RUNS_COLUMNS=$(echo $BENCH_RUNS_COLUMNS)
 # The turns CSV's columns (zc-matrix --turns): a row for each arm of each
 # turns run (zcc -m A,B,... -c), the run's cell but for the mode, its slots
 # and figures, and against the cheapest arm (empty on the cheapest's row)
-# the verdict, which part carries the difference, and each change with its
-# interval: demand and the kernel's view of it in percent, the load in points.
+# the verdict, which part carries the difference, the blocks of cycles the
+# changes come from, and each change's estimate with its interval: demand
+# and the kernel's view of it in percent, the load in points.
 BENCH_TURNS_COLUMNS="rate_bytes_per_sec placement recv bufsize offload slot_ms seconds arm mode slots
-	mbytes_per_sec load_pct demand_us_per_kb kernel_pct against verdict carried_by blocks
+	mbytes_per_sec load_pct demand_us_per_kb kernel_pct against verdict carried_by blocks block_cycles
 	demand_pct demand_pct_lo demand_pct_hi kernel_demand_pct kernel_demand_pct_lo kernel_demand_pct_hi
 	load_points load_points_lo load_points_hi"
 BENCH_TURNS_COLUMNS=$(echo $BENCH_TURNS_COLUMNS)

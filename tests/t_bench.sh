@@ -18,7 +18,7 @@ ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-)
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
 RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct
-TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi
+TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi
 # A change in percent and its interval in the turns' verdict.
 TPCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
 # The cells CSV's figures: the runs CSV's, and the gap the report derives.
@@ -752,19 +752,19 @@ test_report_at_one_rate_sets_aside_a_method_that_missed_it() {
 test_matrix_turns_give_the_verdict_at_each_rate() {
 	local rate
 	matrix --modes sendfile,write --placements none --rounds 1 --rate-rounds 1 --loops 5 --rate auto \
-		--rate-secs 0.3 "${PACED_METER[@]}" --turns 2 --slot-ms 50
+		--rate-secs 0.3 "${PACED_METER[@]}" --turns 2 --slot-ms 50 --rate-slot-ms 30
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-turns.csv")" "$TURNS_HEADER"
 	rate=$(awk -F, 'NR > 1 && $28 != "" { print $28; exit }' "$T/out/zc-matrix-runs.csv")
 	expect_eq "$(sed 1d "$T/out/zc-matrix-turns.csv" | cut -d, -f1-6,8,9 | sort | tr '\n' '|')" \
-		",none,read,1048576,,50,sendfile,sendfile|,none,read,1048576,,50,write,write|$rate,none,read,1048576,,50,sendfile,sendfile|$rate,none,read,1048576,,50,write,write|" \
+		",none,read,1048576,,50,sendfile,sendfile|,none,read,1048576,,50,write,write|$rate,none,read,1048576,,30,sendfile,sendfile|$rate,none,read,1048576,,30,write,write|" \
 		"the turns CSV's arms"
 	# One arm of each run against the other, the cheapest with no comparison.
-	expect_eq "$(sed 1d "$T/out/zc-matrix-turns.csv" | awk -F, '{ print ($15 == "") ? "cheapest" : ($16 ~ /^(differs|same|unresolved)$/ && $18 > 0 && $20 <= $19 && $19 <= $21) }' | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' '|')" \
+	expect_eq "$(sed 1d "$T/out/zc-matrix-turns.csv" | awk -F, '{ print ($15 == "") ? "cheapest" : ($16 ~ /^(differs|same|unresolved)$/ && $18 > 0 && $21 <= $20 && $20 <= $22) }' | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' '|')" \
 		"2 1|2 cheapest|" "comparisons"
 	expect_eq "$(grep -c '^# turns of sendfile,write (-b 1048576, none, zcs -m read), about 2 s:$' "$T/table"):$(grep -c "^# paced at [0-9]*m: turns of sendfile,write" "$T/table")" "1:1" "turns lines"
 	expect_eq "$(grep -E '^(# at full speed|# paced at one rate|Verdict)' "$T/table" | cut -d: -f1 | sed 's/ ([0-9.]* MB\/s)//' | tr '\n' '|')" \
 		"# at full speed|Verdict at full speed, from the turns|# paced at one rate, zcc -R $((rate / 1048576))m|Verdict at one rate, zcc -R $((rate / 1048576))m, from the turns|" "the sections in order"
-	expect_eq "$(grep -c -E '^  placement none, zcs -m read, -b 1048576: [0-9]+ blocks of 2 cycles of 50 ms slots$' "$T/table")" 2 "group lines"
+	expect_eq "$(grep -c -E '^  placement none, zcs -m read, -b 1048576: [0-9]+ blocks of 1 cycle of (50|30) ms slots$' "$T/table")" 2 "group lines"
 	expect_eq "$(grep -c -E "^    (sendfile|write) +$NUM us/KB  load +$NUM%  +$NUM MB/s  (cheapest|costs $TPCT|the same within \\+-[0-9.]+% \\($TPCT\\)|not resolved \\($TPCT\\))" "$T/table")" 4 "arm lines: $(cat "$T/table")"
 	grep -q '^Verdict: the transmit methods' "$T/table" && fail "the rounds' verdict too, for cells the turns measured"
 	return 0
@@ -773,8 +773,8 @@ test_matrix_turns_give_the_verdict_at_each_rate() {
 # turns_row RATE ARM DEMAND LOAD MBS AGAINST VERDICT CARRIED PCT LO HI: a turns CSV row, separate, read, -b 1048576.
 turns_row() {
 	local against=${6:-} cmp=
-	[ -z "$against" ] || cmp="$against,$7,$8,20,$9,${10},${11},5.0,-1.0,9.0,1.000,0.500,1.500"
-	echo "$1,separate,read,1048576,,100,3.0,$2,$2,30,$5,$4,$3,$4,${cmp:-,,,,,,,,,,,,}"
+	[ -z "$against" ] || cmp="$against,$7,$8,20,1,$9,${10},${11},5.0,-1.0,9.0,1.000,0.500,1.500"
+	echo "$1,separate,read,1048576,,100,3.0,$2,$2,30,$5,$4,$3,$4,${cmp:-,,,,1,,,,,,,,,}"
 }
 
 # The report of a saved turns CSV: each verdict's words, which part carries
@@ -799,7 +799,7 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
 	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
 		fail "zc-report failed: $(cat "$T/err")"
 	expect_eq "$(sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^  ')" \
-		"  placement separate, zcs -m read, -b 1048576: 20 blocks of 2 cycles of 100 ms slots
+		"  placement separate, zcs -m read, -b 1048576: 20 blocks of 1 cycle of 100 ms slots
     write      0.900 us/KB  load  18.0%    104.8 MB/s  cheapest
     splice     0.920 us/KB  load  18.4%    104.9 MB/s  the same within +-3.6% (+2.2% [-1.3, +3.6])
     send       0.990 us/KB  load  19.8%    104.7 MB/s  costs +10.0% [+4.2, +15.1]: the slowdown carries it (the kernel's view +5.0% [-1.0, +9.0])
@@ -909,6 +909,7 @@ test_matrix_rejects_bad_options() {
 	bad_option "--turns '-1': not a number" --turns -1
 	bad_option "--turns '3601': out of range (0 to 3600)" --turns 3601
 	bad_option "--slot-ms '19': out of range (20 to 60000)" --slot-ms 19
+	bad_option "--rate-slot-ms 'x': not a number" --rate-slot-ms x
 	bad_option "--turns needs a value" --turns
 	bad_option "--port 'abc': not a number" --port abc
 	bad_option "--port '-1': not a number" --port -1

@@ -56,7 +56,7 @@ test_turns_print_every_arm_and_each_against_the_cheapest() {
 	sum=$(echo "$arms" | awk '{ s += $5 } END { print s }')
 	[ "$sum" -gt 0 ] && [ "$sum" -lt "$total" ] || fail "the arms counted $sum of $total bytes"
 	# The dearer arm against the cheaper, in one of the three verdicts.
-	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): (costs $PCT against (write|sendfile)|the same as (write|sendfile) within \\+-[0-9.]+% \\($PCT\\)|not resolved against (write|sendfile) \\($PCT\\)), the kernel's view $PCT(: the (kernel's view|slowdown) carries it)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 2 cycles\$"
+	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): (costs $PCT against (write|sendfile)|the same as (write|sendfile) within \\+-[0-9.]+% \\($PCT\\)|not resolved against (write|sendfile) \\($PCT\\)), the kernel's view $PCT(: the (kernel's view|slowdown) carries it)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 1 cycle\$"
 	expect_eq "$(wc -l <"$T/out")" 4 "lines"
 }
 
@@ -91,8 +91,8 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 	out=$(cd "$T" && "$ROOT/zcc" -J -c -T 0 -m send,send -A 100 -R 50m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
 		fail "zcc failed"
 	expect_match "$out" '"settings":\{[^}]*"mode":"send,send"'
-	expect_match "$out" '"turns":\{"slot_ms":100,"block_cycles":2,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
-	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"median":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$out" '"turns":\{"slot_ms":100,"block_cycles":1,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
+	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
 	expect_match "$out" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[0-9]+,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":-?[0-9.]+\}'
 }
 
@@ -129,7 +129,7 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 				print "write#2 was not the dearer: " substr(c, 1, 80); exit 1
 			}
 			l = json_after(c, "load_points")
-			m = json_num(l, "median"); lo = json_num(l, "lo"); hi = json_num(l, "hi")
+			m = json_num(l, "estimate"); lo = json_num(l, "lo"); hi = json_num(l, "hi")
 			printf "# known load %.2f points: found %+.2f [%+.2f, %+.2f]\n", want, m, lo, hi
 			if (!(lo - 1 <= want && want <= hi + 1)) { print "the interval misses the load"; exit 1 }
 			if (hi - lo > 3) { print "the interval is wider than +-1.5 points"; exit 1 }

@@ -1,32 +1,50 @@
-/* The median of paired differences, its interval, and what the interval says. */
+/* The Hodges-Lehmann estimate of paired differences, its interval, and what the interval says. */
 #include <math.h>
 
 #include "../lib/paired.h"
 #include "check.h"
 
-static void the_interval_is_the_order_statistics_of_the_binomial(void)
+/* Wilcoxon's signed-rank critical values: P(W <= k - 1) <= 0.025 < P(W <= k), as tables give them. */
+static void the_rank_is_the_signed_rank_critical_value(void)
 {
-	/* P(Binomial(n, 1/2) < j) <= 0.025 at the largest j: 6 -> 1, 9 -> 2, 20 -> 6, 37 -> 13. */
-	CHECK(paired_ci_rank(5) == 1);
-	CHECK(paired_ci_rank(6) == 1);
-	CHECK(paired_ci_rank(8) == 1);
-	CHECK(paired_ci_rank(9) == 2);
-	CHECK(paired_ci_rank(20) == 6);
-	CHECK(paired_ci_rank(37) == 13);
+	CHECK(paired_rank(5) == 1);	/* below 6: the range */
+	CHECK(paired_rank(6) == 1);	/* P(W = 0) = 1/64 */
+	CHECK(paired_rank(7) == 3);	/* P(W <= 2) = 4/128 = 0.03125 > 0.025 >= P(W <= 1) */
+	CHECK(paired_rank(10) == 9);	/* critical value 8 */
+	CHECK(paired_rank(20) == 53);	/* critical value 52 */
+	CHECK(paired_rank(30) == 138);	/* critical value 137 */
 }
 
-static void the_median_and_its_interval_come_from_the_sorted_values(void)
+static void the_estimate_is_the_median_of_the_walsh_averages(void)
 {
-	double v[9] = { 5, -1, 3, 9, 2, 8, 4, 7, 6 };
-	double even[4] = { 4, 1, 3, 2 };
+	/* Walsh averages of 0, 1, 10: 0, 0.5, 1, 5, 5.5, 10: median (1 + 5) / 2. */
+	double three[3] = { 10, 0, 1 };
+	double shift[7] = { 1, 2, 3, 4, 5, 6, 7 };
 	struct paired p;
 
-	paired_median(v, 9, &p);
-	CHECK(p.n == 9 && p.median == 5 && p.lo == 2 && p.hi == 8);
-	paired_median(even, 4, &p);
-	CHECK(p.median == 2.5 && p.lo == 1 && p.hi == 4);
-	paired_median(v, 0, &p);
-	CHECK(p.n == 0 && isnan(p.median) && isnan(p.lo) && isnan(p.hi));
+	CHECK(paired_estimate(three, 3, &p) == 0);
+	CHECK(p.n == 3 && p.estimate == 3 && p.lo == 0 && p.hi == 10);
+	/* Symmetric about 4: the estimate is 4, the interval w(3), w(26) of the 28 averages: 2 and 6. */
+	CHECK(paired_estimate(shift, 7, &p) == 0);
+	CHECK(p.estimate == 4 && p.lo == 2 && p.hi == 6);
+	CHECK(paired_estimate(shift, 0, &p) == 0);
+	CHECK(p.n == 0 && isnan(p.estimate) && isnan(p.lo) && isnan(p.hi));
+}
+
+/* One wild block moves the median of 20 differences no more than one value does. */
+static void a_burst_moves_the_estimate_little(void)
+{
+	double v[20];
+	struct paired calm, burst;
+
+	for (int i = 0; i < 20; i++)
+		v[i] = 2 + (i % 5 - 2) * 0.5;
+	CHECK(paired_estimate(v, 20, &calm) == 0);
+	v[7] = 400;
+	CHECK(paired_estimate(v, 20, &burst) == 0);
+	CHECK(fabs(calm.estimate - 2) < 1e-9);
+	CHECK(burst.estimate - calm.estimate <= 0.25);
+	CHECK(burst.hi < 10);
 }
 
 static void the_verdict_says_differs_same_or_not_resolved(void)
@@ -54,8 +72,9 @@ static void within_is_the_wider_side_rounded_up_to_a_tenth(void)
 
 int main(void)
 {
-	RUN(the_interval_is_the_order_statistics_of_the_binomial);
-	RUN(the_median_and_its_interval_come_from_the_sorted_values);
+	RUN(the_rank_is_the_signed_rank_critical_value);
+	RUN(the_estimate_is_the_median_of_the_walsh_averages);
+	RUN(a_burst_moves_the_estimate_little);
 	RUN(the_verdict_says_differs_same_or_not_resolved);
 	RUN(within_is_the_wider_side_rounded_up_to_a_tenth);
 	return CHECK_EXIT();
