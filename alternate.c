@@ -308,17 +308,28 @@ static void estimate(double *v, size_t n, struct paired *p)
 		err(1, "the comparison's %zu differences", n);
 }
 
+/*
+ * A block's change in demand is its difference over the cheapest arm's
+ * demand in the whole run: a block's own, from a slot or two, is too rough
+ * to divide by (the kernel's view of a 30 ms window is a few ticks of
+ * /proc/stat, and 0 now and then).
+ */
 static void compare(const struct alternation *alt, unsigned x, unsigned r, struct comparison *c)
 {
 	uint32_t cycles = alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
 	uint32_t per = block_cycles(alt);
 	size_t blocks = cycles / per, n = 0, nk = 0;
+	struct arm_sum all;
+	double d_all, k_all;
 	double *pct = calloc(blocks + 1, sizeof(double)), *load = calloc(blocks + 1, sizeof(double));
 	double *kern = calloc(blocks + 1, sizeof(double)), *lost = calloc(blocks + 1, sizeof(double));
 	double *kpct = calloc(blocks + 1, sizeof(double));
 
 	if (!pct || !load || !kern || !lost || !kpct)
 		err(1, "calloc");
+	sum_slots(alt, r, 0, UINT32_MAX, &all);
+	d_all = sum_demand(alt, &all);
+	k_all = demand_of(alt, &all, sum_kernel(&all));
 	for (size_t b = 0; b < blocks; b++) {
 		struct arm_sum sx, sr;
 		double dx, dr;
@@ -327,15 +338,14 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 		sum_slots(alt, r, b * per, (b + 1) * per, &sr);
 		dx = sum_demand(alt, &sx);
 		dr = sum_demand(alt, &sr);
-		if (!sx.slots || !sr.slots || !(dr > 0) || isnan(dx))
+		if (!sx.slots || !sr.slots || !(d_all > 0) || isnan(dx) || isnan(dr))
 			continue;
-		pct[n] = 100 * (dx / dr - 1);
+		pct[n] = 100 * (dx - dr) / d_all;
 		lost[n] = 100 * (sum_lost(&sx) - sum_lost(&sr));
 		load[n++] = 100 * (sum_load(&sx) - sum_load(&sr));
-		if (!isnan(sum_kernel(&sx)) && !isnan(sum_kernel(&sr)) &&
-		    demand_of(alt, &sr, sum_kernel(&sr)) > 0) {
-			kpct[nk] = 100 * (demand_of(alt, &sx, sum_kernel(&sx)) /
-					  demand_of(alt, &sr, sum_kernel(&sr)) - 1);
+		if (!isnan(sum_kernel(&sx)) && !isnan(sum_kernel(&sr)) && k_all > 0) {
+			kpct[nk] = 100 * (demand_of(alt, &sx, sum_kernel(&sx)) -
+					  demand_of(alt, &sr, sum_kernel(&sr))) / k_all;
 			kern[nk++] = 100 * (sum_kernel(&sx) - sum_kernel(&sr));
 		}
 	}
