@@ -115,7 +115,7 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 	"$HELPERS/loadgen" -g 2 -c "$(echo "$cpus" | sed -n 2p)" -f 4 -t 60 <"$T/slots" >"$T/loadgen" &
 	lgpid=$!
 	started "$lgpid"
-	out=$(cd "$T" && "$ROOT/zcc" -J -c -T 0 -d -m write,write -A 40 -R 100m -n 900 \
+	out=$(cd "$T" && "$ROOT/zcc" -J -c -T 0 -d -m write,write -A 40 -R 100m -n 350 \
 		-B "$(echo "$cpus" | sed -n 1p)" -s 127.0.0.1 -p "$PORT" "$T"/f/* 2>"$T/slots") ||
 		fail "zcc failed"
 	wait_until 5 eval '! kill -0 '"$lgpid"' 2>/dev/null' || fail "loadgen did not end with the slots"
