@@ -318,7 +318,7 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 {
 	uint32_t cycles = alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
 	uint32_t per = block_cycles(alt);
-	size_t blocks = cycles / per, n = 0, nk = 0;
+	size_t blocks = cycles / per, n = 0, np = 0, nk = 0;
 	struct arm_sum all;
 	double d_all, k_all;
 	double *pct = calloc(blocks + 1, sizeof(double)), *load = calloc(blocks + 1, sizeof(double));
@@ -338,9 +338,11 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 		sum_slots(alt, r, b * per, (b + 1) * per, &sr);
 		dx = sum_demand(alt, &sx);
 		dr = sum_demand(alt, &sr);
-		if (!sx.slots || !sr.slots || !(d_all > 0) || isnan(dx) || isnan(dr))
+		if (!sx.slots || !sr.slots)
 			continue;
-		pct[n] = 100 * (dx - dr) / d_all;
+		/* A share of a demand of 0 or below (a load under the calibration) means nothing. */
+		if (d_all > 0 && !isnan(dx) && !isnan(dr))
+			pct[np++] = 100 * (dx - dr) / d_all;
 		lost[n] = 100 * (sum_lost(&sx) - sum_lost(&sr));
 		load[n++] = 100 * (sum_load(&sx) - sum_load(&sr));
 		if (!isnan(sum_kernel(&sx)) && !isnan(sum_kernel(&sr)) && k_all > 0) {
@@ -351,7 +353,7 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 	}
 	c->x = x;
 	c->r = r;
-	estimate(pct, n, &c->demand_pct);
+	estimate(pct, np, &c->demand_pct);
 	estimate(load, n, &c->load_points);
 	estimate(lost, n, &c->lost_points);
 	estimate(kern, nk, &c->kernel_points);
@@ -411,15 +413,18 @@ static void print_comparison(const struct alternation *alt, const struct compari
 	else if (c->verdict == PAIRED_SAME)
 		fprintf(out, "%s: the same as %s within +-%.1f%% (%+.1f%% [%+.1f, %+.1f])", xn, rn,
 			paired_within(d), d->estimate, d->lo, d->hi);
-	else
+	else if (d->n)
 		fprintf(out, "%s: not resolved against %s (%+.1f%% [%+.1f, %+.1f])", xn, rn, d->estimate,
 			d->lo, d->hi);
+	else
+		fprintf(out, "%s: not resolved against %s (its demand is 0 or below: no share of it)",
+			xn, rn);
 	if (k->n)
 		fprintf(out, ", the kernel's view %+.1f%% [%+.1f, %+.1f]", k->estimate, k->lo, k->hi);
 	if (carried)
 		fprintf(out, ": %s", carried);
 	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]; %zu blocks of %u cycle%s\n", l->estimate,
-		l->lo, l->hi, d->n, block_cycles(alt), block_cycles(alt) > 1 ? "s" : "");
+		l->lo, l->hi, l->n, block_cycles(alt), block_cycles(alt) > 1 ? "s" : "");
 }
 
 void alt_print(const struct alternation *alt, FILE *out)

@@ -55,9 +55,25 @@ test_turns_print_every_arm_and_each_against_the_cheapest() {
 	# The slots' measured bytes are some of the stream's, never more.
 	sum=$(echo "$arms" | awk '{ s += $5 } END { print s }')
 	[ "$sum" -gt 0 ] && [ "$sum" -lt "$total" ] || fail "the arms counted $sum of $total bytes"
-	# The dearer arm against the cheaper, in one of the three verdicts.
-	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): (costs $PCT against (write|sendfile)|the same as (write|sendfile) within \\+-[0-9.]+% \\($PCT\\)|not resolved against (write|sendfile) \\($PCT\\))(, the kernel's view $PCT)?(: the (kernel's view|slowdown) carries it)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 1 cycle\$"
+	# The dearer arm against the cheaper, in one of the three verdicts (or,
+	# the load near 0 here, the cheaper's demand at or below 0: no verdict).
+	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): (costs $PCT against (write|sendfile)|the same as (write|sendfile) within \\+-[0-9.]+% \\($PCT\\)|not resolved against (write|sendfile) \\(($PCT|its demand is 0 or below: no share of it)\\))(, the kernel's view $PCT)?(: the (kernel's view|slowdown) carries it)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 1 cycle\$"
 	expect_eq "$(wc -l <"$T/out")" 4 "lines"
+}
+
+# A load below the calibration's leaves no demand to take a share of: the
+# comparison says so, and still gives the load's difference in points.
+test_turns_say_when_the_cheapest_demand_is_0_or_below() {
+	local rate
+	make_files "$T/f"
+	calibrate_here
+	rate=$(head -n 1 "$T/counts_per_sec")
+	# Half the real rate: every load reads far below 0.
+	printf '%s\ncpus %s\n' $((rate / 2)) "$(allowed_cpus)" >"$T/counts_per_sec"
+	start_zcs
+	(cd "$T" && "$ROOT/zcc" -c -T 0 -m write,sendfile -A 50 -R 100m -n 40 -s 127.0.0.1 -p "$PORT" \
+		"$T"/f/* >"$T/out" 2>"$T/err") || fail "zcc failed: $(cat "$T/err")"
+	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): not resolved against (write|sendfile) \\(its demand is 0 or below: no share of it\\)(, the kernel's view $PCT)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 1 cycle\$"
 }
 
 test_turns_without_the_meter_give_each_arms_throughput_alone() {
@@ -92,7 +108,7 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 		fail "zcc failed"
 	expect_match "$out" '"settings":\{[^}]*"mode":"send,send"'
 	expect_match "$out" '"turns":\{"slot_ms":100,"block_cycles":1,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
-	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
 	expect_match "$out" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[0-9]+,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":-?[0-9.]+\}'
 }
 
