@@ -20,7 +20,6 @@
  */
 #define GUARD_SHARE 4
 
-
 /* The verdict's bound: two arms whose difference lies within +-5% are the same. */
 #define SAME_PCT 5.0
 
@@ -100,11 +99,11 @@ static void begin_slot(struct alternation *alt, uint64_t now)
 	alt->current->sent = before->sent;
 	alt->slot_start_ns = now;
 	alt->measuring = 0;
+	alt->turns++;
 	if (alt->debug)
 		fprintf(stderr, "zcc: slot %llu, cycle %u, arm %u (%s)\n",
 			(unsigned long long)alt->turns, alt->cycle + 1, alt->cur + 1,
 			arm_name(alt, alt->cur, name, sizeof(name)));
-	alt->turns++;
 }
 
 void alt_start(struct alternation *alt, struct meter *m)
