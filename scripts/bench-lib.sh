@@ -122,6 +122,34 @@ bench_host_line() {
 	echo "# $(date -u '+%Y-%m-%d'), $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), ${1:-$(nproc)} CPUs"
 }
 
+# bench_system_record IF [PREFIX...]: what a run ran on, a "key: value" line
+# each, for zc-report --compare to set two runs' side by side: zc's version,
+# the kernel, the CPU and how many, the sysctls that move these figures, the
+# kernel's mitigations, and the sending interface's offloads and qdisc (read
+# through PREFIX, as `ip netns exec NS`, where it lies elsewhere; "unknown"
+# without ethtool or tc).
+bench_system_record() {
+	local ifc=$1 k v
+	shift
+	echo "zc_version: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "kernel: $(uname -r)"
+	echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
+	echo "cpus: $(nproc)"
+	for k in net.ipv4.tcp_autocorking net.ipv4.tcp_wmem net.ipv4.tcp_rmem net.core.optmem_max \
+		net.core.wmem_max net.core.rmem_max; do
+		v=$(tr -s ' \t' '  ' <"/proc/sys/${k//.//}" 2>/dev/null) || v=unknown
+		echo "$k: $v"
+	done
+	for v in /sys/devices/system/cpu/vulnerabilities/*; do
+		[ -r "$v" ] && echo "mitigation.$(basename "$v"): $(cat "$v")"
+	done
+	echo "interface: $ifc"
+	v=$("$@" ethtool -k "$ifc" 2>/dev/null | awk -F': ' '/^(tcp-segmentation-offload|generic-segmentation-offload|generic-receive-offload|scatter-gather|tx-checksumming):/ { sub(/ .*/, "", $2); printf "%s%s=%s", sep, $1, $2; sep = " " }') || true
+	echo "offloads: ${v:-unknown}"
+	v=$("$@" tc qdisc show dev "$ifc" 2>/dev/null | head -n 1 | awk '{ print $2 }') || true
+	echo "qdisc: ${v:-unknown}"
+}
+
 # u32be N: the protocol's big-endian 32-bit integer, written independently of lib/proto.
 u32be() {
 	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) \

@@ -97,6 +97,10 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
+	# What the runs ran on, beside them, for zc-report --compare.
+	expect_eq "$(cut -d: -f1 "$T/out/zc-matrix-system.txt" | grep -v '^mitigation\.' | tr '\n' ' ')" \
+		"zc_version kernel cpu_model cpus net.ipv4.tcp_autocorking net.ipv4.tcp_wmem net.ipv4.tcp_rmem net.core.optmem_max net.core.wmem_max net.core.rmem_max interface offloads qdisc " "the record's keys"
+	expect_eq "$(sed -n 's/^kernel: //p; s/^cpus: //p; s/^interface: //p' "$T/out/zc-matrix-system.txt" | tr '\n' ' ')" "$(uname -r) $(nproc) lo " "the record's kernel, CPUs and interface"
 	grep -q "^# .*/zcc -J -c -T $TARE -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
 	grep -q "^# .*/zcs -d -p [0-9]* -t 3600 -J -m read$" "$T/table" || fail "the zcs command line is not printed"
@@ -811,6 +815,49 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
     write -b 1048576       1.100 us/KB  load  22.0%  +10.0% [+10.0, +10.0]" "the rounds' verdict of the cells without turns"
 	bash "$ROOT/scripts/zc-report" --turns "$T/none.csv" "$T/zc-matrix-runs.csv" >/dev/null 2>"$T/err" &&
 		fail "a missing --turns CSV passed"
+	expect_eq "$(cat "$T/err")" "zc-report: $T/none.csv: cannot be read"
+}
+
+# --compare: two saved runs, cell by cell, the figures worked out by hand
+# (scripts/compare.awk's exact Mann-Whitney ranks: 1 for 4 rounds against
+# 4, 6 for 6 against 6, none for 1 against 4), and the records' differences.
+test_report_compares_two_saved_runs_cell_by_cell() {
+	local i
+	{
+		echo "$RUNS_HEADER"
+		i=0; for d in 1.00 1.02 1.04 1.06; do i=$((i + 1)); csv_row $i send "" $d 60.0 58.0 "" ""; done
+		i=0; for d in 0.90 0.91 0.92 0.93; do i=$((i + 1)); csv_row $i write "" $d 60.0 58.0 "" ""; done
+		i=0; for d in 0.50 0.51 0.52 0.53 0.54 0.55; do i=$((i + 1)); csv_row $i sendfile "" $d 60.0 58.0 "" ""; done
+		csv_row 1 zerocopy "" 1.500 60.0 58.0 "" ""
+	} >"$T/old-runs.csv"
+	{
+		echo "$RUNS_HEADER"
+		i=0; for d in 1.10 1.12 1.14 1.16; do i=$((i + 1)); csv_row $i send "" $d 60.0 58.0 "" ""; done
+		i=0; for d in 0.905 0.915 0.925 0.935; do i=$((i + 1)); csv_row $i write "" $d 60.0 58.0 "" ""; done
+		i=0; for d in 0.46 0.47 0.48 0.49 0.50 0.51; do i=$((i + 1)); csv_row $i sendfile "" $d 60.0 58.0 "" ""; done
+		i=0; for d in 1.40 1.41 1.42 1.43; do i=$((i + 1)); csv_row $i zerocopy "" $d 60.0 58.0 "" ""; done
+	} >"$T/new-runs.csv"
+	printf 'kernel: 6.18.1\nnet.ipv4.tcp_autocorking: 1\ncpus: 2\n' >"$T/old-system.txt"
+	printf 'kernel: 6.19.0\nnet.ipv4.tcp_autocorking: 1\ncpus: 2\nqdisc: fq\n' >"$T/new-system.txt"
+	bash "$ROOT/scripts/zc-report" --compare "$T/old-runs.csv" "$T/new-runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report --compare failed: $(cat "$T/err")"
+	expect_eq "$(cat "$T/report")" "# old: $T/old-runs.csv; new: $T/new-runs.csv
+# what differs between the two runs' records (old | new):
+#   kernel: 6.18.1 | 6.19.0
+#   qdisc: - | fq
+# each side: the median of its rounds, +- the wider side of its interval; the change: the median
+# of every new round over every old one, with its 95% interval (Mann-Whitney); \"no change\" where it holds 0
+cell: service demand (zcc -c, us/KB)         old              new              change                                         rounds
+send 1048576 separate read, full speed       1.030 +-  3%     1.130 +-  3%     +9.7% [+3.8, +16.0]                            4+4
+write 1048576 separate read, full speed      0.915 +-  2%     0.920 +-  2%     no change (+0.5% [-2.7, +3.9])                 4+4
+sendfile 1048576 separate read, full speed   0.525 +-  5%     0.485 +-  5%     -7.6% [-12.7, -2.0]                            6+6
+zerocopy 1048576 separate read, full speed   1.500 +-  0%     1.415 +-  1%     too few rounds (-5.7%, range -6.7 to -4.7)     1+4"
+	# The same runs with no records beside them: said once, then the cells.
+	cp "$T/old-runs.csv" "$T/a.csv"
+	bash "$ROOT/scripts/zc-report" --compare "$T/a.csv" "$T/new-runs.csv" | sed -n 2p >"$T/line"
+	expect_eq "$(cat "$T/line")" "# no record beside one run or both (zc-matrix-system.txt): what they ran on is not compared"
+	bash "$ROOT/scripts/zc-report" --compare "$T/a.csv" >/dev/null 2>&1 && fail "--compare with one CSV passed"
+	bash "$ROOT/scripts/zc-report" --compare "$T/a.csv" "$T/none.csv" >/dev/null 2>"$T/err" && fail "a missing CSV passed"
 	expect_eq "$(cat "$T/err")" "zc-report: $T/none.csv: cannot be read"
 }
 

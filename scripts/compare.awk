@@ -1,0 +1,89 @@
+# compare.awk: two zc-matrix runs CSVs, cell by cell (scripts/zc-report
+# --compare), for an awk program run with -F, on OLD.csv then NEW.csv, after
+# stats.awk. Each side's median service demand and its interval, the change
+# from old to new with its interval, and each side's rounds. The change is
+# the Hodges-Lehmann estimate of the ratio (the median of every new round
+# over every old one) with its distribution-free 95% interval: the order
+# statistics k and nm+1-k of the nm ratios, k from the exact distribution
+# of the Mann-Whitney U. Where no k reaches 95% (1 round against 5, 2
+# against 3) the change is not judged: the line says so, with the range.
+FNR == 1 { side++; delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }
+function col(name) { return (name in c) ? $c[name] : "" }
+{
+	r = col("rate_bytes_per_sec")
+	k = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((col("offload") == "") ? "" : " " col("offload")) \
+		", " (r == "" ? "full speed" : "at " r " bytes/s")
+	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+	d[side, k] = d[side, k] " " $c["demand_us_per_kb"]
+}
+# mw_rank(n, m): the largest k with P(U < k) <= 0.025, U Mann-Whitney's for
+# samples of n and m; 0 where there is none.
+function mw_rank(n, m,   i, j, u, total, below, k, f, g) {
+	# f[j, u]: the ways for samples of i and j to give U = u, i growing.
+	delete f
+	for (j = 0; j <= m; j++)
+		f[j, 0] = 1
+	for (i = 1; i <= n; i++) {
+		delete g
+		for (j = 0; j <= m; j++)
+			for (u = 0; u <= i * j; u++)
+				g[j, u] = (u >= j ? f[j, u - j] : 0) + (j > 0 ? g[j - 1, u] : 0)
+		delete f
+		for (key in g)
+			f[key] = g[key]
+	}
+	total = 0
+	for (u = 0; u <= n * m; u++)
+		total += f[m, u]
+	k = 0; below = 0
+	for (u = 0; u <= n * m; u++) {
+		if ((below + f[m, u]) / total > 0.025)
+			break
+		below += f[m, u]
+		k = u + 1
+	}
+	return k
+}
+# change(OLD, NEW): "estimate lo hi k" of new over old, in percent (k 0: lo
+# and hi are the range).
+function change(a, b,   na, nb, x, y, i, j, n, r, k, med) {
+	na = split(a, x, " "); nb = split(b, y, " ")
+	n = 0
+	for (i = 1; i <= na; i++)
+		for (j = 1; j <= nb; j++)
+			if (x[i] > 0)
+				r[++n] = y[j] / x[i]
+	if (n == 0)
+		return ""
+	sort_num(r, n)
+	med = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+	k = mw_rank(na, nb)
+	return sprintf("%.1f %.1f %.1f %d", 100 * (med - 1), 100 * (r[k > 0 ? k : 1] - 1), 100 * (r[n + 1 - (k > 0 ? k : 1)] - 1), k)
+}
+# side_of(LIST): "median +-x%": the interval's wider side over the median.
+function side_of(list,   s, w) {
+	split(stats(list), s, " ")
+	w = s[1] - s[2] > s[3] - s[1] ? s[1] - s[2] : s[3] - s[1]
+	return sprintf("%.3f +-%3.0f%%", s[1], s[1] > 0 ? 100 * w / s[1] : 0)
+}
+END {
+	printf "%-44s %-16s %-16s %-46s %s\n", "cell: service demand (zcc -c, us/KB)", "old", "new", "change", "rounds"
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]
+		if (!((1, k) in d) || !((2, k) in d)) {
+			only = only "\n  " k " (" (((1, k) in d) ? "old" : "new") " only)"
+			continue
+		}
+		split(change(d[1, k], d[2, k]), ch, " ")
+		if (ch[4] == 0)
+			delta = sprintf("too few rounds (%+.1f%%, range %+.1f to %+.1f)", ch[1], ch[2], ch[3])
+		else if (ch[2] <= 0 && ch[3] >= 0)
+			delta = sprintf("no change (%+.1f%% [%+.1f, %+.1f])", ch[1], ch[2], ch[3])
+		else
+			delta = sprintf("%+.1f%% [%+.1f, %+.1f]", ch[1], ch[2], ch[3])
+		printf "%-44s %-16s %-16s %-46s %d+%d\n", k, side_of(d[1, k]), side_of(d[2, k]), delta,
+			split(d[1, k], t1, " "), split(d[2, k], t2, " ")
+	}
+	if (only != "")
+		print "cells in one run only, not compared:" only
+}
