@@ -16,7 +16,7 @@ endif
 
 BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired
+LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table and the stream (tx), and a file per family (udp: -u's).
 TX_MODULES = tx copy splice zerocopy uring udp
@@ -49,6 +49,15 @@ $(BUILD)/flags: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || \
 		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
+
+# zc's version as git describes it, for -J's "system": kept in $(BUILD)/version,
+# rewritten only when it changes, so that lib/system.o alone is rebuilt.
+ZC_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/version: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(ZC_VERSION)' | cmp -s - $@ || echo '$(ZC_VERSION)' > $@
+$(BUILD)/lib/system.o: $(BUILD)/version
+$(BUILD)/lib/system.o: ZC_CFLAGS += -DZC_VERSION='"$(ZC_VERSION)"'
 
 $(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(@D)

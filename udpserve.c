@@ -23,6 +23,7 @@
 #include "lib/dgram.h"
 #include "lib/link.h"
 #include "lib/meter.h"
+#include "lib/system.h"
 #include "lib/timing.h"
 #include "zcs.h"
 
@@ -210,6 +211,7 @@ static void print_summary_json(const struct server *sv, const struct sender *d,
 	json_begin(&j, stdout);
 	json_string(&j, "program", "zcs");
 	json_host(&j);
+	system_json(&j);
 	json_string(&j, "peer", d->peer);
 	json_uint(&j, "stream", d->stream);
 	json_object(&j, "settings");

@@ -21,6 +21,7 @@
 
 #include "lib/cpu.h"
 #include "lib/json.h"
+#include "lib/system.h"
 #include "lib/opt.h"
 #include "lib/dgram.h"
 #include "lib/proto.h"
@@ -556,6 +557,7 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 	json_begin(&j, stdout);
 	json_string(&j, "program", "zcc");
 	json_host(&j);
+	system_json(&j);
 	json_settings(&j, s, n_files);
 	if (s->streams > 1) {
 		json_array(&j, "streams");

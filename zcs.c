@@ -23,6 +23,7 @@
 #include "zcs.h"
 #include "lib/cpu.h"
 #include "lib/json.h"
+#include "lib/system.h"
 #include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/net.h"
@@ -263,6 +264,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_begin(&j, stdout);
 	json_string(&j, "program", "zcs");
 	json_host(&j);
+	system_json(&j);
 	json_string(&j, "peer", c->r.peer);
 	json_object(&j, "settings");
 	json_string(&j, "mode", s->mode->name);

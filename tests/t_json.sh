@@ -47,6 +47,23 @@ test_zcc_J_prints_the_summary_as_one_object() {
 	expect_eq "$(zcs_summaries | awk '{ print $2 }')" "$want" "zcs's count"
 }
 
+# What each end ran on: zc's version, the CPUs, the sysctls as /proc/sys has
+# them and every CPU vulnerability's line, in both ends' objects alike.
+test_zcc_and_zcs_J_record_what_they_ran_on() {
+	local want
+	make_files "$T/f"
+	start_zcs -J
+	"$ROOT/zcc" -J -s 127.0.0.1 -p "$PORT" "$T/f/350k" >"$T/out" || fail "zcc failed"
+	wait_summaries 1
+	zcs_summaries >"$T/zcs.json"
+	want="($(nproc), '$(tr -s ' \t' '  ' </proc/sys/net/ipv4/tcp_wmem)', '$(cat /proc/sys/net/core/optmem_max)', $(ls /sys/devices/system/cpu/vulnerabilities 2>/dev/null | wc -l))"
+	for f in "$T/out" "$T/zcs.json"; do
+		expect_eq "$(jq_py "$f" 'objs[0]["system"]["cpus"], objs[0]["system"]["sysctls"]["net.ipv4.tcp_wmem"], objs[0]["system"]["sysctls"]["net.core.optmem_max"], len(objs[0]["system"]["mitigations"])')" \
+			"$want" "$(basename "$f")'s system"
+		expect_match "$(jq_py "$f" 'objs[0]["system"]["zc_version"]')" '^([0-9a-f]{7,}|v?[0-9].*)(-dirty)?$|^unknown$'
+	done
+}
+
 test_zcc_J_with_c_has_the_meters_figures() {
 	need_python
 	make_files "$T/f"
