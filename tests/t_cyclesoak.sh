@@ -324,25 +324,31 @@ test_normal_exit_leaves_no_soaker() {
 # gets the CPU it asks for despite the soakers. It spins, waking 100 times a
 # second: the load is CPU time the soakers lost (time_lost_pct, near what
 # was injected), not a slowdown of theirs, for it leaves their caches alone.
+# A sample before and one during, seconds apart, can fall in different
+# phases of this shared VM (5.4% busy before once, and the load read 8.2
+# points short): a second try must then agree.
 test_known_load_is_measured_and_not_starved() {
-	local n want before got
+	local n want before got try
 	n=$(allowed_cpus)
 	calibrate_here -N "$n"
-	(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1000 >"$T/before")
-	setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 4 >"$T/loadgen" &
-	started $!
-	sleep 0.5
-	(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1500 >"$T/during")
-	wait_until 10 test -s "$T/loadgen" || fail "loadgen did not finish"
 	want=$(awk -v n="$n" 'BEGIN { printf "%.1f", 50 / n }')
-	before=$(sed 's/.*"load_pct":\([-0-9.]*\),"kernel_pct":[-0-9.]*,"time_lost_pct":\([-0-9.]*\),"slowdown_pct":\([-0-9.]*\).*/\1 \2 \3/' "$T/before")
-	got=$(sed 's/.*"load_pct":\([-0-9.]*\),"kernel_pct":[-0-9.]*,"time_lost_pct":\([-0-9.]*\),"slowdown_pct":\([-0-9.]*\).*/\1 \2 \3/' "$T/during")
-	expect_match "$before $got" '^(-?[0-9]+\.[0-9] ){5}-?[0-9]+\.[0-9]$'
-	awk -v got="$got" -v before="$before" -v want="$want" 'BEGIN {
-		split(got, g, " "); split(before, b, " ")
-		exit !(g[1] - b[1] - want < 8 && g[1] - b[1] - want > -8 &&
-			g[2] - b[2] - want < 8 && g[2] - b[2] - want > -8 && g[3] - b[3] < 6 && g[3] - b[3] > -6) }' ||
-		fail "measured $got (load, time lost, slowdown; and $before before) for an injected $want%"
+	for try in 1 2; do
+		(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1000 >"$T/before")
+		setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 4 >"$T/loadgen" &
+		started $!
+		sleep 0.5
+		(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1500 >"$T/during")
+		wait_until 10 eval '! kill -0 '"$!"' 2>/dev/null' || fail "loadgen did not finish"
+		before=$(sed 's/.*"load_pct":\([-0-9.]*\),"kernel_pct":[-0-9.]*,"time_lost_pct":\([-0-9.]*\),"slowdown_pct":\([-0-9.]*\).*/\1 \2 \3/' "$T/before")
+		got=$(sed 's/.*"load_pct":\([-0-9.]*\),"kernel_pct":[-0-9.]*,"time_lost_pct":\([-0-9.]*\),"slowdown_pct":\([-0-9.]*\).*/\1 \2 \3/' "$T/during")
+		expect_match "$before $got" '^(-?[0-9]+\.[0-9] ){5}-?[0-9]+\.[0-9]$'
+		awk -v got="$got" -v before="$before" -v want="$want" 'BEGIN {
+			split(got, g, " "); split(before, b, " ")
+			exit !(g[1] - b[1] - want < 8 && g[1] - b[1] - want > -8 &&
+				g[2] - b[2] - want < 8 && g[2] - b[2] - want > -8 && g[3] - b[3] < 6 && g[3] - b[3] > -6) }' && break
+		echo "# try $try: measured $got (load, time lost, slowdown; and $before before) for an injected $want%" >&2
+		[ "$try" = 2 ] && fail "measured $got (load, time lost, slowdown; and $before before) for an injected $want%"
+	done
 	sed 's/.*(\([0-9.]*\)% of target).*/\1/' "$T/loadgen" | awk '{ exit !($1 + 0 >= 99) }' ||
 		fail "the load was starved: $(cat "$T/loadgen")"
 }
