@@ -202,32 +202,33 @@ void alt_close(struct alternation *alt)
 	}
 }
 
-/* One arm's slots, or those of a block of cycles, summed. */
+/* One arm's slots, over the run or a block of cycles, summed. */
 struct arm_sum {
 	size_t slots;
 	uint64_t ns, bytes;
 	double load_ns, lost_ns, kernel_ns, kernel_weight_ns;
 };
 
-static void sum_slots(const struct alternation *alt, unsigned arm, uint32_t from_cycle,
-		      uint32_t to_cycle, struct arm_sum *s)
+static void add_slot(struct arm_sum *s, const struct alt_slot *sl)
+{
+	s->slots++;
+	s->ns += sl->fig.ns;
+	s->bytes += sl->bytes;
+	s->load_ns += sl->fig.load * sl->fig.ns;
+	s->lost_ns += sl->fig.time_lost * sl->fig.ns;
+	if (!isnan(sl->fig.kernel)) {
+		s->kernel_ns += sl->fig.kernel * sl->fig.ns;
+		s->kernel_weight_ns += sl->fig.ns;
+	}
+}
+
+/* An arm's slots over the whole run. */
+static void sum_arm(const struct alternation *alt, unsigned arm, struct arm_sum *s)
 {
 	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < alt->n_slots; i++) {
-		const struct alt_slot *sl = &alt->slots[i];
-
-		if (sl->arm != arm || sl->cycle < from_cycle || sl->cycle >= to_cycle)
-			continue;
-		s->slots++;
-		s->ns += sl->fig.ns;
-		s->bytes += sl->bytes;
-		s->load_ns += sl->fig.load * sl->fig.ns;
-		s->lost_ns += sl->fig.time_lost * sl->fig.ns;
-		if (!isnan(sl->fig.kernel)) {
-			s->kernel_ns += sl->fig.kernel * sl->fig.ns;
-			s->kernel_weight_ns += sl->fig.ns;
-		}
-	}
+	for (size_t i = 0; i < alt->n_slots; i++)
+		if (alt->slots[i].arm == arm)
+			add_slot(s, &alt->slots[i]);
 }
 
 static double sum_load(const struct arm_sum *s)
@@ -269,7 +270,7 @@ static unsigned cheapest(const struct alternation *alt)
 	struct arm_sum s;
 
 	for (unsigned i = 0; i < alt->n_arms; i++) {
-		sum_slots(alt, i, 0, UINT32_MAX, &s);
+		sum_arm(alt, i, &s);
 		if (sum_demand(alt, &s) < best_d) {
 			best_d = sum_demand(alt, &s);
 			best = i;
@@ -294,9 +295,14 @@ struct comparison {
  * the blocks within PAIRED_MAX_N. Each block gives one difference between
  * two arms, from the slots each had in it.
  */
+static uint32_t n_cycles(const struct alternation *alt)
+{
+	return alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
+}
+
 static uint32_t block_cycles(const struct alternation *alt)
 {
-	uint32_t cycles = alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
+	uint32_t cycles = n_cycles(alt);
 
 	return cycles > PAIRED_MAX_N ? (cycles + PAIRED_MAX_N - 1) / PAIRED_MAX_N : 1;
 }
@@ -315,39 +321,44 @@ static void estimate(double *v, size_t n, struct paired *p)
  */
 static void compare(const struct alternation *alt, unsigned x, unsigned r, struct comparison *c)
 {
-	uint32_t cycles = alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
 	uint32_t per = block_cycles(alt);
-	size_t blocks = cycles / per, n = 0, np = 0, nk = 0;
-	struct arm_sum all;
+	size_t blocks = n_cycles(alt) / per, n = 0, np = 0, nk = 0;
+	struct arm_sum all, *bx = calloc(blocks + 1, sizeof(*bx)), *br = calloc(blocks + 1, sizeof(*br));
 	double d_all, k_all;
 	double *pct = calloc(blocks + 1, sizeof(double)), *load = calloc(blocks + 1, sizeof(double));
 	double *kern = calloc(blocks + 1, sizeof(double)), *lost = calloc(blocks + 1, sizeof(double));
 	double *kpct = calloc(blocks + 1, sizeof(double));
 
-	if (!pct || !load || !kern || !lost || !kpct)
+	if (!bx || !br || !pct || !load || !kern || !lost || !kpct)
 		err(1, "calloc");
-	sum_slots(alt, r, 0, UINT32_MAX, &all);
+	sum_arm(alt, r, &all);
 	d_all = sum_demand(alt, &all);
 	k_all = demand_of(alt, &all, sum_kernel(&all));
+	/* Both arms' slots into their blocks, in one pass (a partial last block left out). */
+	for (size_t i = 0; i < alt->n_slots; i++) {
+		const struct alt_slot *sl = &alt->slots[i];
+		size_t b = sl->cycle / per;
+
+		if (b < blocks && (sl->arm == x || sl->arm == r))
+			add_slot(sl->arm == x ? &bx[b] : &br[b], sl);
+	}
 	for (size_t b = 0; b < blocks; b++) {
-		struct arm_sum sx, sr;
+		const struct arm_sum *sx = &bx[b], *sr = &br[b];
 		double dx, dr;
 
-		sum_slots(alt, x, b * per, (b + 1) * per, &sx);
-		sum_slots(alt, r, b * per, (b + 1) * per, &sr);
-		dx = sum_demand(alt, &sx);
-		dr = sum_demand(alt, &sr);
-		if (!sx.slots || !sr.slots)
+		dx = sum_demand(alt, sx);
+		dr = sum_demand(alt, sr);
+		if (!sx->slots || !sr->slots)
 			continue;
 		/* A share of a demand of 0 or below (a load under the calibration) means nothing. */
 		if (d_all > 0 && !isnan(dx) && !isnan(dr))
 			pct[np++] = 100 * (dx - dr) / d_all;
-		lost[n] = 100 * (sum_lost(&sx) - sum_lost(&sr));
-		load[n++] = 100 * (sum_load(&sx) - sum_load(&sr));
-		if (!isnan(sum_kernel(&sx)) && !isnan(sum_kernel(&sr)) && k_all > 0) {
-			kpct[nk] = 100 * (demand_of(alt, &sx, sum_kernel(&sx)) -
-					  demand_of(alt, &sr, sum_kernel(&sr))) / k_all;
-			kern[nk++] = 100 * (sum_kernel(&sx) - sum_kernel(&sr));
+		lost[n] = 100 * (sum_lost(sx) - sum_lost(sr));
+		load[n++] = 100 * (sum_load(sx) - sum_load(sr));
+		if (!isnan(sum_kernel(sx)) && !isnan(sum_kernel(sr)) && k_all > 0) {
+			kpct[nk] = 100 * (demand_of(alt, sx, sum_kernel(sx)) -
+					  demand_of(alt, sr, sum_kernel(sr))) / k_all;
+			kern[nk++] = 100 * (sum_kernel(sx) - sum_kernel(sr));
 		}
 	}
 	c->x = x;
@@ -363,6 +374,8 @@ static void compare(const struct alternation *alt, unsigned x, unsigned r, struc
 	free(kern);
 	free(lost);
 	free(kpct);
+	free(bx);
+	free(br);
 }
 
 /*
@@ -386,7 +399,7 @@ static void print_arm(const struct alternation *alt, unsigned i, FILE *out)
 	struct arm_sum s;
 	char name[40];
 
-	sum_slots(alt, i, 0, UINT32_MAX, &s);
+	sum_arm(alt, i, &s);
 	fprintf(out, "arm %s: %zu slots, %llu bytes in %.3f s, %llu kbytes/sec", arm_name(alt, i, name, sizeof(name)),
 		s.slots, (unsigned long long)s.bytes, timing_secs(s.ns),
 		(unsigned long long)timing_kbytes_per_sec(s.bytes, s.ns));
@@ -471,7 +484,7 @@ void alt_json(const struct alternation *alt, struct json *j)
 	json_int(j, "block_cycles", block_cycles(alt));
 	json_array(j, "arms");
 	for (unsigned i = 0; i < alt->n_arms; i++) {
-		sum_slots(alt, i, 0, UINT32_MAX, &s);
+		sum_arm(alt, i, &s);
 		json_object(j, NULL);
 		json_string(j, "arm", arm_name(alt, i, name, sizeof(name)));
 		json_string(j, "mode", alt->arms[i].mode->name);
