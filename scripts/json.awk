@@ -9,6 +9,13 @@ function json_num(obj, key,   s) {
 	s = substr(obj, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
 	return s == "null" ? "" : s
 }
+# json_str(OBJ, KEY): the string named KEY (the first of that name, with no
+# escaped quote in it: zc's names and verdicts), "" for null or none.
+function json_str(obj, key) {
+	if (!match(obj, "\"" key "\":\"[^\"]*\""))
+		return ""
+	return substr(obj, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
+}
 function json_after(obj, member,   i) {
 	i = index(obj, "\"" member "\":")
 	return i ? substr(obj, i) : ""
