@@ -1,18 +1,16 @@
 # compare.awk: two zc-matrix runs CSVs, cell by cell (scripts/zc-report
 # --compare), for an awk program run with -F, on OLD.csv then NEW.csv, after
-# stats.awk. Each side's median service demand and its interval, the change
+# stats.awk and runs.awk. Each side's median service demand and its interval, the change
 # from old to new with its interval, and each side's rounds. The change is
 # the Hodges-Lehmann estimate of the ratio (the median of every new round
 # over every old one) with its distribution-free 95% interval: the order
 # statistics k and nm+1-k of the nm ratios, k from the exact distribution
 # of the Mann-Whitney U. Where no k reaches 95% (1 round against 5, 2
 # against 3) the change is not judged: the line says so, with the range.
-FNR == 1 { side++; delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }
-function col(name) { return (name in c) ? $c[name] : "" }
 {
-	r = col("rate_bytes_per_sec")
+	if (FILENAME != file) { side++; file = FILENAME }
 	k = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((col("offload") == "") ? "" : " " col("offload")) \
-		", " (r == "" ? "full speed" : "at " r " bytes/s")
+		", " (rate() == "-" ? "full speed" : "at " rate() " bytes/s")
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
 	d[side, k] = d[side, k] " " $c["demand_us_per_kb"]
 }

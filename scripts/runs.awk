@@ -1,8 +1,8 @@
 # runs.awk: the one reader of a zc-matrix runs CSV (its columns are
 # BENCH_RUNS_COLUMNS in bench-lib.sh), for an awk program run with -F, that
-# puts it first: the header row sets c[NAME] to the column of that name, and
-# the program sees the runs only.
-NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+# puts it first: each file's header row sets c[NAME] to the column of that
+# name, and the program sees the runs only.
+FNR == 1 { delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }
 # col(NAME): the row's field of that name, "" where an older CSV has no such column.
 function col(name) {
 	return (name in c) ? $c[name] : ""
