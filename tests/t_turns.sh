@@ -121,8 +121,11 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 # +-0.3 points wide; scripts/known-difference), and the interval must be no
 # wider than +-1 point.
 test_turns_find_a_known_load_on_one_arm_with_its_size() {
-	local cpus got want out lgpid
+	local cpus got want out lgpid width=2
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	# Built with AddressSanitizer, zcc's instrumented copies swing each
+	# slot's work further: the interval may be half as wide again.
+	! grep -q __asan_init "$ROOT/zcc" || width=3
 	cpus=$(affinity_cpus)
 	make_files "$T/f"
 	calibrate_here
@@ -138,7 +141,7 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 	got=$(sed -n 's/.*, got \([0-9.]*\)% of CPU.*/\1/p' "$T/loadgen")
 	[ -n "$got" ] || fail "loadgen said: $(cat "$T/loadgen")"
 	want=$(awk -v g="$got" -v n="$(allowed_cpus)" 'BEGIN { print g / n }')
-	echo "$out" | awk -v want="$want" "$JSON_AWK"'
+	echo "$out" | awk -v want="$want" -v width="$width" "$JSON_AWK"'
 		{
 			c = json_after($0, "comparisons")
 			if (json_str(c, "arm") != "write#2" || json_str(c, "against") != "write#1") {
@@ -148,7 +151,7 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 			m = json_num(l, "estimate"); lo = json_num(l, "lo"); hi = json_num(l, "hi")
 			printf "# known load %.2f points: found %+.2f [%+.2f, %+.2f]\n", want, m, lo, hi
 			if (!(lo - 0.5 <= want && want <= hi + 0.5)) { print "the interval misses the load"; exit 1 }
-			if (hi - lo > 2) { print "the interval is wider than +-1 point"; exit 1 }
+			if (hi - lo > width) { printf "the interval is wider than +-%g point\n", width / 2; exit 1 }
 		}' || fail "$(grep -o '"comparisons".*"slots"' <<<"$out")"
 }
 
