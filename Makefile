@@ -16,13 +16,15 @@ endif
 
 BUILD = build
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system
+LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
-# zcc's transmit modes: the table and the stream (tx), and a file per family (udp: -u's).
-TX_MODULES = tx copy splice zerocopy uring udp
+# zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
+# them the stream's framing and the sender they share.
+TX_MODULES = table copy splice zerocopy uring udp stream sender
 TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
-# zcs's receive modes: the table and the buffers (rx), and a file per family (udp: -u's).
-RX_MODULES = rx copy splice zerocopy udp
+# zcs's receive modes: the table above the families (a file each; udp: -u's), and below
+# them the receiver they share.
+RX_MODULES = table copy splice zerocopy udp receiver
 RX_OBJS = $(RX_MODULES:%=$(BUILD)/rx/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx $(BUILD)/tests/test_rx
 TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend $(BUILD)/tests/udppeer
@@ -39,7 +41,7 @@ FUZZ_SECS ?= 60
 FUZZ_TARGETS = proto opt counts dgram
 FUZZ_FLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 
-.PHONY: all check bench fuzz install uninstall clean FORCE
+.PHONY: layers all check bench fuzz install uninstall clean FORCE
 .SECONDARY:
 
 all: $(PROGS)
@@ -72,10 +74,11 @@ $(BUILD)/libtx.a: $(TX_OBJS)
 $(BUILD)/librx.a: $(RX_OBJS)
 	$(AR) rcs $@ $^
 
-# zcc links -P's streams, -m A,B's turns and the transmit modes, zcs the host's meter and the receive
-# modes, and test_tx and test_rx their modes, before lib/, which they use.
-zcc: $(BUILD)/parallel.o $(BUILD)/alternate.o $(BUILD)/libtx.a
-zcs: $(BUILD)/hostmeter.o $(BUILD)/udpserve.o $(BUILD)/librx.a
+# zcc links its run, -P's streams, its report, -m A,B's turns and the transmit modes, zcs its two
+# servers, their intervals, the host's meter and the receive modes, and test_tx and test_rx
+# their modes, before lib/, which they use.
+zcc: $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o $(BUILD)/alternate.o $(BUILD)/libtx.a
+zcs: $(BUILD)/tcpserve.o $(BUILD)/udpserve.o $(BUILD)/interval.o $(BUILD)/hostmeter.o $(BUILD)/librx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a
 
@@ -84,6 +87,15 @@ $(PROGS): %: $(BUILD)/%.o $(BUILD)/libzc.a
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a %/librx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
+
+# Every object the programs link, for make layers.
+PROG_OBJS = $(PROGS:%=$(BUILD)/%.o) $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o \
+	$(BUILD)/alternate.o $(BUILD)/tcpserve.o $(BUILD)/udpserve.o $(BUILD)/interval.o \
+	$(BUILD)/hostmeter.o $(TX_OBJS) $(RX_OBJS) $(LIB_OBJS)
+
+# No circle among the objects, as the linker sees them: a lower file never calls the file above.
+layers: $(PROGS)
+	@bash scripts/layers $(PROG_OBJS)
 
 check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
 	@bash tests/run.sh $(UNIT_TESTS)

@@ -24,14 +24,18 @@
 #define SAME_PCT 5.0
 
 void alt_setup(struct alternation *alt, const struct send_mode *const *modes, unsigned n,
-	       size_t bufsize, unsigned depth, long wait_secs, long slot_ms, int debug)
+	       const struct tx_config *c, long slot_ms)
 {
+	struct tx_config others = *c;
+
 	memset(alt, 0, sizeof(*alt));
 	alt->n_arms = n;
 	alt->slot_ms = slot_ms;
-	alt->debug = debug;
+	alt->debug = c->debug;
+	/* -R: the socket is paced once, by the arm that connects it. */
+	others.rate = 0;
 	for (unsigned i = 0; i < n; i++)
-		tx_sender_setup(&alt->arms[i], modes[i], bufsize, depth, wait_secs, 0, 0);
+		tx_sender_setup(&alt->arms[i], modes[i], i == 0 ? c : &others);
 	alt->current = &alt->arms[0];
 	alt->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
 }

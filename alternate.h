@@ -52,11 +52,11 @@ struct alternation {
 };
 
 /*
- * Each arm's buffers, pipe or ring (tx_sender_setup), before connecting; depth
- * for the queued ones. A mode the kernel cannot do fails here.
+ * Each arm's buffers, pipe or ring (tx_sender_setup), before connecting, as
+ * c asks; slots of slot_ms. A mode the kernel cannot do fails here.
  */
 void alt_setup(struct alternation *alt, const struct send_mode *const *modes, unsigned n,
-	       size_t bufsize, unsigned depth, long wait_secs, long slot_ms, int debug);
+	       const struct tx_config *c, long slot_ms);
 /* The socket, connected by arms[0]: every arm sends on it, with its mode's options. */
 void alt_connected(struct alternation *alt);
 /* The first slot starts now; with m, its samples are the meter's (m may be NULL). */

@@ -16,6 +16,7 @@
 #include "lib/opt.h"
 #include "lib/sampling.h"
 #include "lib/soak.h"
+#include "lib/stopsig.h"
 #include "lib/timing.h"
 
 struct settings {
@@ -93,16 +94,6 @@ static void parse_options(int argc, char **argv, struct settings *s)
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 }
 
 struct reading {
@@ -214,7 +205,8 @@ int main(int argc, char **argv)
 		errx(1, "%s", meter.err);
 	if (s.n_cpus == 0 && !s.one_shot && !s.json)
 		soak_announce(&meter);
-	catch_stop_signals();
+	/* Under nohup (SIGHUP ignored), a hangup leaves cyclesoak running. */
+	stopsig_catch(on_stop_signal);
 	if (s.calibrate) {
 		rc = soak_calibrate(&meter, s.period_ms, &stop_signal);
 	} else {

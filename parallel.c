@@ -1,6 +1,6 @@
 /*
- * zcc -P: the streams, a child each, their start together and their stop
- * signals; and what a stop signal ends in a run of one stream too.
+ * zcc -P: the streams, a child each (run.c's run), their start together and
+ * their stop signals; and what a stop signal ends in a run of one stream too.
  */
 #include <err.h>
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/cpu.h"
+#include "lib/stopsig.h"
 #include "lib/timing.h"
 #include "zcc.h"
 
@@ -50,26 +51,6 @@ void stop_signals_count(struct sender *const *snd)
 void stop_signals_end_meter(struct meter *m)
 {
 	running.meter = m;
-}
-
-void tell_the_parent(const struct start_line *line)
-{
-	char c = 0;
-
-	if (write(line->ready, &c, 1) != 1)
-		err(1, "telling the other streams");
-}
-
-void wait_for_the_others(const struct start_line *line)
-{
-	char c;
-	ssize_t n;
-
-	tell_the_parent(line);
-	while ((n = read(line->go, &c, 1)) < 0 && errno == EINTR)
-		;
-	if (n != 1)
-		_exit(1);
 }
 
 /* Kill and reap every stream still running, and the soakers; async-signal-safe. */
@@ -133,31 +114,12 @@ static void on_stop_signal(int sig)
 	_exit(1);
 }
 
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
-
 /* SIGINT and SIGHUP stay ignored if they were (a background job, nohup). */
 void catch_stop_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal }, old;
-
-	sigfillset(&sa.sa_mask);
 	running.owner = getpid();
 	atexit(stop_children);
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigaction(stop_signals[i], NULL, &old) == 0 &&
-		    (old.sa_handler != SIG_IGN || stop_signals[i] == SIGTERM))
-			sigaction(stop_signals[i], &sa, NULL);
-}
-
-/* A stream's child: the stop signals as zcc found them, so that they end the child. */
-static void uncatch_stop_signals(void)
-{
-	struct sigaction old;
-
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler == on_stop_signal)
-			signal(stop_signals[i], SIG_DFL);
+	stopsig_catch(on_stop_signal);
 }
 
 /* A child of -P: one stream, which dies with zcc. */
@@ -174,7 +136,8 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != running.owner)
 		_exit(1);
-	uncatch_stop_signals();
+	/* The stop signals as zcc found them, so that they end the child. */
+	stopsig_uncatch(on_stop_signal);
 	sigprocmask(SIG_SETMASK, &no_signals, NULL);
 	/*
 	 * Its messages name the stream, and each goes out in one write(), so
@@ -235,9 +198,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	if (pipe(go) < 0)
 		err(1, "pipe");
 	fflush(NULL);
-	sigemptyset(&stops);
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		sigaddset(&stops, stop_signals[i]);
+	stopsig_set(&stops);
 	for (long i = 0; i < s->streams; i++) {
 		int p[2];
 		pid_t pid;

@@ -1,7 +1,8 @@
 /*
- * zcc's own header: its settings and a stream's summary, shared by zcc.c (the
- * options, one stream, the report) and parallel.c (-P's streams, their start
- * and the stop signals).
+ * zcc's own header: its settings and a stream's summary, shared by its
+ * files, each of which uses only those below it: zcc.c (the options and
+ * main) above parallel.c (-P's streams and the stop signals), run.c (one
+ * stream's run) and summary.c (the report).
  */
 #ifndef ZC_ZCC_H
 #define ZC_ZCC_H
@@ -81,9 +82,10 @@ struct start_line {
 	int ready, go;		/* -1, -1: alone */
 };
 
-/* zcc.c: */
+/* run.c: */
 
-/* The mode's buffers, pipe or ring, before anything is connected. */
+/* What the settings ask of a sender (tx_config), and a sender set up so. */
+void sender_config(const struct settings *s, struct tx_config *c);
 void sender_setup(struct sender *snd, const struct settings *s);
 
 /*
@@ -119,11 +121,6 @@ void stop_signals_count(struct sender *const *snd);
 /* What it stops besides the streams: the meter's soakers, from before they start. */
 void stop_signals_end_meter(struct meter *m);
 
-/* A stream's start line, as one of -P's: ready to go, or at its last byte. */
-void tell_the_parent(const struct start_line *line);
-/* Ready, and wait for the others; zcc gone, the stream ends. */
-void wait_for_the_others(const struct start_line *line);
-
 /*
  * -P: a child per stream. They connect, wait until all are connected, and
  * are let go at once; the total runs from then until the last one's time
@@ -132,5 +129,15 @@ void wait_for_the_others(const struct start_line *line);
  */
 long run_parallel(const struct settings *s, struct meter *m, const struct tx_file *files,
 		  size_t n_files, struct summary *streams, struct summary *total);
+
+/* summary.c: */
+
+/*
+ * The summary (with -P each stream's line and the total's; with -J the
+ * object; with alt the arms' lines), its figures from the meter m where one
+ * ran; then whatever went wrong, a line each and exit 1, and the notes.
+ */
+void report(const struct settings *s, struct meter *m, const struct alternation *alt,
+	    size_t n_files, const struct summary *streams, long failed, struct summary *sum);
 
 #endif

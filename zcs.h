@@ -1,7 +1,8 @@
 /*
- * zcs's own header: its settings and what its two servers share, zcs.c's
- * for TCP (a child a connection) and udpserve.c's for -u (one process for
- * every sender's datagrams).
+ * zcs's own header: its settings and what its two servers share. zcs.c (the
+ * options and main) is above tcpserve.c (TCP: a child a connection) and
+ * udpserve.c (-u: one process for every sender's datagrams), and both use
+ * interval.c (the -t intervals).
  */
 #ifndef ZC_ZCS_H
 #define ZC_ZCS_H
@@ -46,13 +47,22 @@ struct intervals {
 	size_t n;
 };
 
-/* zcs.c: */
+/* interval.c: */
 
 /* An interval's rate: printed, or with -J kept for the summary. */
 void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
 		     uint64_t to_ns, uint64_t bytes);
 /* -J: the intervals kept, as an array member. */
 void json_intervals(struct json *j, const struct intervals *iv);
+
+/* tcpserve.c: */
+
+/*
+ * Every connection to the listening socket lfd, each in a child of its own,
+ * at most -L at once, its summary when it ends; never returns.
+ */
+void serve_connections(int lfd, const struct settings *s, struct hostmeter *hm)
+	__attribute__((noreturn));
 
 /* udpserve.c: */
 
@@ -61,6 +71,7 @@ void json_intervals(struct json *j, const struct intervals *iv);
  * sender's summary when its END comes or it has sent nothing for -W; never
  * returns.
  */
-void serve_datagrams(int fd, const struct settings *s, struct hostmeter *hm);
+void serve_datagrams(int fd, const struct settings *s, struct hostmeter *hm)
+	__attribute__((noreturn));
 
 #endif

@@ -84,8 +84,8 @@ int net_pacing_kept(uint64_t asked, uint64_t got, socklen_t got_len, char *why, 
 	return -1;
 }
 
-/* The rate as 64 bits; a kernel that takes 32 reads the low half, and says so on reading back. */
-static void set_pacing(int fd, uint64_t bytes_per_sec, int debug)
+/* A kernel that takes 32 bits reads the low half, and says so on reading back. */
+void net_set_pacing(int fd, uint64_t bytes_per_sec, int debug)
 {
 	uint64_t got = 0;
 	socklen_t len = sizeof(got);
@@ -110,8 +110,6 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 		set_one_bufsize(fd, SO_SNDBUF, opts->sndbuf_bytes, debug);
 	if (opts->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &(int){ opts->mss }, sizeof(int)) < 0)
 		err(1, "setsockopt TCP_MAXSEG %ld", opts->mss);
-	if (opts->pacing_bytes_per_sec)
-		set_pacing(fd, opts->pacing_bytes_per_sec, debug);
 }
 
 long net_ask_rcvbuf(int fd, long bytes)

@@ -44,7 +44,6 @@ struct net_sockopts {
 	long rcvbuf_bytes;	/* -i */
 	long sndbuf_bytes;	/* -o */
 	long mss;		/* zcc -M: TCP_MAXSEG */
-	uint64_t pacing_bytes_per_sec;	/* zcc -R, a stream's share: SO_MAX_PACING_RATE */
 };
 
 #ifndef SO_MAX_PACING_RATE
@@ -64,6 +63,12 @@ struct net_sockopts {
  * a 32-bit option holds when that is why).
  */
 int net_pacing_kept(uint64_t asked, uint64_t got, socklen_t got_len, char *why, size_t why_len);
+
+/*
+ * SO_MAX_PACING_RATE of bytes_per_sec, as 64 bits, read back and checked; a
+ * kernel that did not keep it ends the run. debug says it on stderr.
+ */
+void net_set_pacing(int fd, uint64_t bytes_per_sec, int debug);
 
 /* The range of TCP_MAXSEG that Linux accepts (TCP_MIN_MSS, MAX_TCP_WINDOW). */
 #define NET_MIN_MSS 88

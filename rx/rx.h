@@ -1,11 +1,12 @@
 /*
  * rx: zcs's receive modes, the twin of tx/. Each family of modes is a file of
  * its own (copy.c: read, trunc; splice.c; zerocopy.c; and for -u's
- * datagrams udp.c) that defines its modes' rows; rx.c holds the table of
- * them and what they share: the connection's buffers, taken when data first
- * comes, and the reads that feed the stream's decoder. A datagram mode hands
- * each datagram it takes to the receiver's deliver(). A new mode is a file
- * (or a function in one) and a row of rx_modes[].
+ * datagrams udp.c) that defines its modes' rows. Above them, table.c holds
+ * the table of rows; below them, receiver.c holds what they share: the
+ * connection's buffers, taken when data first comes, and the reads that
+ * feed the stream's decoder. A datagram mode hands each datagram it takes
+ * to the receiver's deliver(). A new mode is a file (or a function in one)
+ * and a row of rx_modes[].
  */
 #ifndef ZC_RX_H
 #define ZC_RX_H

@@ -119,8 +119,9 @@ static size_t send_to_a_peer(const struct send_mode *m, unsigned depth, size_t b
 	if (pid == 0) {
 		struct sender snd;
 		int unconfirmed;
+		struct tx_config c = { .bufsize = bufsize, .depth = depth, .wait_secs = 10 };
 
-		tx_sender_setup(&snd, m, bufsize, depth, 10, 0, 0);
+		tx_sender_setup(&snd, m, &c);
 		snd.sock = socket(AF_INET, SOCK_STREAM, 0);
 		if (connect(snd.sock, (struct sockaddr *)&sin, sizeof(sin)) < 0)
 			_exit(2);

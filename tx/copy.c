@@ -35,9 +35,12 @@ static void send_data_copy(struct sender *snd, int fd, const struct tx_file *f)
 	}
 }
 
-const struct send_mode tx_sendfile = { .name = "sendfile", .send_data = send_data_sendfile,
+const struct send_mode tx_sendfile = { .name = "sendfile", .send_stream = tx_stream_send,
+				.await_end = tx_stream_await_close, .send_data = send_data_sendfile,
 				       .io = NET_IO_SEND };
-const struct send_mode tx_send = { .name = "send", .setup = tx_setup_buffers,
+const struct send_mode tx_send = { .name = "send", .send_stream = tx_stream_send,
+				.await_end = tx_stream_await_close, .setup = tx_setup_buffers,
 				   .send_data = send_data_copy, .chunked = 1, .io = NET_IO_SEND };
-const struct send_mode tx_write = { .name = "write", .setup = tx_setup_buffers,
+const struct send_mode tx_write = { .name = "write", .send_stream = tx_stream_send,
+				.await_end = tx_stream_await_close, .setup = tx_setup_buffers,
 				    .send_data = send_data_copy, .chunked = 1, .io = NET_IO_WRITE };

@@ -42,5 +42,6 @@ static void send_data_splice(struct sender *snd, int fd, const struct tx_file *f
 	}
 }
 
-const struct send_mode tx_splice = { .name = "splice", .setup = setup_splice,
+const struct send_mode tx_splice = { .name = "splice", .send_stream = tx_stream_send,
+				.await_end = tx_stream_await_close, .setup = setup_splice,
 				     .send_data = send_data_splice, .chunked = 1, .io = NET_IO_SEND };

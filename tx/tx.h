@@ -1,11 +1,14 @@
 /*
- * tx: zcc's transmit modes. Each family of modes is a file of its own
- * (copy.c: sendfile, send, write; splice.c; zerocopy.c; uring.c; and for
- * -u's datagrams udp.c) that defines its modes' rows; tx.c holds the table
- * of them, the sender they share, and the stream's framing: the loop count,
- * each loop's file count, each file's length and data, as the 2001 protocol
- * has it (a datagram mode frames each datagram, lib/dgram). A new mode is a
- * file (or a function in one) and a row of tx_modes[].
+ * tx: zcc's transmit modes, in three layers. Each family of modes is a file
+ * of its own (copy.c: sendfile, send, write; splice.c; zerocopy.c; uring.c;
+ * and for -u's datagrams udp.c) that defines its modes' rows. Above them,
+ * table.c holds the table of rows and starts and ends a stream by the row's
+ * hooks. Below them, sender.c holds the sender they share (its buffers, its
+ * files, its failures and its pace at -R) and stream.c the TCP stream's
+ * framing as the 2001 protocol has it: the loop count, each loop's file
+ * count, each file's length and data (a datagram mode frames each datagram,
+ * lib/dgram, in udp.c). A new mode is a file (or a function in one) and a
+ * row of tx_modes[].
  *
  * Failures end the run with err(3) and a message that says how far it got.
  */
@@ -51,15 +54,22 @@ struct tx_file {
 
 struct sender;
 
+/* -m A,B: the sender whose turn it is, before the first byte and before each file. */
+typedef struct sender *(*tx_turn_fn)(void *arg);
+
 /*
  * A way of sending: set-up before connecting, what to do with the socket
- * once connected, one file's data, and what to wait for after the
- * half-close that follows the last file; and the facts zcc and its tests
- * need about it.
+ * once connected, the whole stream (TCP's framing or the datagrams') and one
+ * file's data, how the stream ends (a TCP half-close, or the datagrams'
+ * END) and what to wait for after it; and the facts zcc and its tests need
+ * about it.
  */
 struct send_mode {
 	const char *name;
 	void (*setup)(struct sender *snd);
+	void (*send_stream)(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+			    const struct tx_file *files, size_t n_files, int debug);
+	int (*await_end)(struct sender *snd, long wait_secs);
 	void (*connected)(struct sender *snd);
 	void (*send_data)(struct sender *snd, int fd, const struct tx_file *f);
 	void (*finish)(struct sender *snd);
@@ -135,7 +145,8 @@ struct sender {
 	uint32_t stream_id;	/* at random: zcs tells this stream's datagrams by it */
 	uint32_t loops, files;	/* for the END */
 	uint64_t datagrams, calls;	/* DATA datagrams sent, and the calls that sent them */
-	uint64_t rate;		/* -R, this stream's share, in bytes/sec: zcc paces itself; 0 */
+	uint64_t rate;		/* -R, this stream's share, in bytes/sec; 0 */
+	int debug;
 	uint64_t paced_from_ns, paced_bytes;
 	struct mmsghdr *msgs;	/* sendmmsg: a batch's */
 	struct iovec *iovs;
@@ -144,16 +155,32 @@ struct sender {
 	uint64_t acked_datagrams, acked_bytes;	/* what zcs says it received */
 };
 
+/* What zcc's options ask of a sender. */
+struct tx_config {
+	size_t bufsize;		/* -b */
+	unsigned depth;		/* -q: 1 where the mode is not queued */
+	long wait_secs;		/* -W */
+	size_t dgram_bytes;	/* -l: a datagram mode's datagrams (0 for a stream mode) */
+	uint64_t rate;		/* -R: this stream's share, bytes/sec; 0: not paced */
+	int debug;		/* -d: say the pace set */
+};
+
 /*
- * The mode's buffers, pipe or ring, before anything is connected; depth is
- * -q (1 where the mode is not queued); a datagram mode's datagrams are
- * dgram_bytes (-l) and paced at rate bytes/sec (0: not paced; both 0 for a
- * stream mode). A mode the kernel cannot do fails here.
+ * The mode's buffers, pipe or ring, before anything is connected. A mode the
+ * kernel cannot do fails here.
  */
-void tx_sender_setup(struct sender *snd, const struct send_mode *mode, size_t bufsize,
-		     unsigned depth, long wait_secs, size_t dgram_bytes, uint64_t rate);
-/* Once snd->sock is connected: the mode's socket options. */
+void tx_sender_setup(struct sender *snd, const struct send_mode *mode, const struct tx_config *c);
+/* Once snd->sock is connected: the pace (-R) and the mode's socket options. */
 void tx_sender_connected(struct sender *snd);
+
+/*
+ * -R, whatever the mode. A stream is paced by the kernel, SO_MAX_PACING_RATE
+ * set as it is connected; datagrams by the sender itself: UDP has no flow
+ * control, and the kernel paces it only under the fq qdisc. tx_pace, before
+ * each batch of `bytes`, sleeps until they are due (a stream mode's returns
+ * at once).
+ */
+void tx_pace(struct sender *snd, size_t bytes);
 /* Whatever the mode set up, and the socket. */
 void tx_sender_close(struct sender *snd);
 
@@ -167,11 +194,11 @@ void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *fi
 /*
  * The same stream, sent by whichever sender turn(arg) gives before the
  * first byte and before each file (the length and data of a file go by one
- * sender; the loop and file counts by the one that sent the file before). The senders share the socket, and
- * each one's sent counts the whole stream from the moment it is handed on:
- * turn copies it from the sender before.
+ * sender; the loop and file counts by the one that sent the file before).
+ * The senders share the socket, and each one's sent counts the whole stream
+ * from the moment it is handed on: turn copies it from the sender before.
+ * A datagram mode takes no turns.
  */
-typedef struct sender *(*tx_turn_fn)(void *arg);
 void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
 			  const struct tx_file *files, size_t n_files, int debug);
 
@@ -213,16 +240,21 @@ void tx_zc_wait(struct sender *snd, const struct zc_slot *z);
 /* A send refused with ENOBUFS: wait for some of the sends in flight, or end the run (-W). */
 void tx_zc_refused(struct sender *snd, uint64_t *refused_since);
 
-/* io_uring's (uring.c): a kernel that lacks the operation or SEND_ZC's flags ends the run. */
-void tx_uring_require_op(struct sender *snd, unsigned op, const char *name, const char *since);
-void tx_uring_require_send_zc_flags(struct sender *snd, unsigned flags);
+/*
+ * io_uring's (uring.c): the ring of `entries`, with the send the mode's row
+ * names (SEND, or SEND_ZC taking zc_flags) and, where read_fixed, READ_FIXED;
+ * a kernel that lacks one ends the run.
+ */
+void tx_uring_open(struct sender *snd, unsigned entries, int read_fixed, unsigned zc_flags);
+/* The mode's send is SEND_ZC. */
+int tx_uring_is_zc(const struct sender *snd);
 /* The next completion, waiting -W at most (then the end of the run). */
 void tx_uring_wait_cqe(struct sender *snd, struct io_uring_cqe *cqe);
 
-/* udp.c: the datagram modes' stream and its END (tx_send_stream, tx_await_close). */
-void tx_send_datagrams(struct sender *snd, uint32_t loops, const struct tx_file *files,
-		       size_t n_files, int debug);
-int tx_await_ack(struct sender *snd, long wait_secs);
+/* stream.c: a TCP stream's send_stream and await_end (tx_send_stream_turns, tx_await_close). */
+void tx_stream_send(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+		    const struct tx_file *files, size_t n_files, int debug);
+int tx_stream_await_close(struct sender *snd, long wait_secs);
 
 /* The rows the families define. */
 extern const struct send_mode tx_sendfile, tx_send, tx_write, tx_splice, tx_zerocopy, tx_uring,

@@ -24,8 +24,7 @@
  * ring of -q buffers; uring, a linked chain of SENDs a batch; uring-zc, of
  * SEND_ZCs from a ring of -q buffers.
  *
- * UDP has no flow control, so zcc paces the batches itself at -R: the
- * kernel's SO_MAX_PACING_RATE paces UDP only under the fq qdisc.
+ * UDP has no flow control: each batch waits for its time at -R (tx_pace).
  */
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
@@ -33,9 +32,6 @@
 #ifndef SOL_UDP
 #define SOL_UDP 17
 #endif
-
-/* How far behind its schedule a paced sender may be and still catch up. */
-#define PACE_SLACK_NS 1000000
 
 /* How often the END goes again while zcc waits for zcs's ACK. */
 #define END_REPEAT_MS 100
@@ -92,37 +88,6 @@ static void connected_zerocopy(struct sender *snd)
 {
 	connected_datagrams(snd);
 	tx_zc_connected(snd);
-}
-
-/*
- * -R: sleep until the bytes sent so far are due at the rate, then count these.
- * A sender more than PACE_SLACK_NS behind (stopped, or starved of its CPU)
- * does not make the time up: the schedule moves on, and the summary's rate
- * shows what was lost. Made up, it would be a burst at full speed that the
- * receiver's buffer cannot hold (a 0.3 s stop at 64 MiB/s lost 2.4% of gso's
- * datagrams and 5.5% of uring-zc's), counted as sent at the rate.
- */
-static void pace(struct sender *snd, size_t bytes)
-{
-	uint64_t now = timing_now_ns(), due;
-
-	if (!snd->rate)
-		return;
-	if (!snd->paced_from_ns)
-		snd->paced_from_ns = now;
-	due = snd->paced_from_ns +
-	      (uint64_t)((unsigned __int128)snd->paced_bytes * NSEC_PER_SEC / snd->rate);
-	if (now > due + PACE_SLACK_NS) {
-		snd->paced_from_ns += now - due - PACE_SLACK_NS;
-		due = now - PACE_SLACK_NS;
-	}
-	snd->paced_bytes += bytes;
-	if (due > now) {
-		struct timespec ts = { .tv_sec = due / NSEC_PER_SEC, .tv_nsec = due % NSEC_PER_SEC };
-
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
-	}
 }
 
 /*
@@ -282,11 +247,6 @@ static void finish_gso_zerocopy(struct sender *snd)
 	tx_zc_wait(snd, NULL);
 }
 
-static int is_send_zc(const struct sender *snd)
-{
-	return snd->mode->uring_op == IORING_OP_SEND_ZC;
-}
-
 /*
  * uring: a ring with room for every send of the -q buffers, so that
  * uring-zc's notifications, which trail, never crowd out a batch.
@@ -294,14 +254,7 @@ static int is_send_zc(const struct sender *snd)
 static void setup_uring(struct sender *snd)
 {
 	setup_datagrams(snd);
-	if (uring_open(&snd->ring, snd->batch * snd->depth) < 0)
-		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
-	if (is_send_zc(snd)) {
-		tx_uring_require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
-		tx_uring_require_send_zc_flags(snd, IORING_SEND_ZC_REPORT_USAGE);
-	} else {
-		tx_uring_require_op(snd, IORING_OP_SEND, "SEND", "5.6");
-	}
+	tx_uring_open(snd, snd->batch * snd->depth, 0, IORING_SEND_ZC_REPORT_USAGE);
 }
 
 /*
@@ -330,12 +283,12 @@ static void uring_reap_one(struct sender *snd)
 		if (cqe.res == -ECANCELED)
 			return;
 		errno = -cqe.res;
-		tx_die_sending(snd, is_send_zc(snd) ? "io_uring send_zc" : "io_uring send");
+		tx_die_sending(snd, tx_uring_is_zc(snd) ? "io_uring send_zc" : "io_uring send");
 	}
 	sent_datagram(snd, cqe.res);
 	/* pending counts the CQEs to come: SEND_ZC's notification, unless it says none follows. */
 	z->pending--;
-	if (is_send_zc(snd) && !(cqe.flags & IORING_CQE_F_MORE))
+	if (tx_uring_is_zc(snd) && !(cqe.flags & IORING_CQE_F_MORE))
 		z->pending--;
 }
 
@@ -360,11 +313,11 @@ static void send_datagrams_uring(struct sender *snd, unsigned slot, size_t bytes
 		sqe->len = len;
 		sqe->flags = i + 1 < n ? IOSQE_IO_LINK : 0;
 		sqe->user_data = slot;
-		if (is_send_zc(snd))
+		if (tx_uring_is_zc(snd))
 			sqe->ioprio = IORING_SEND_ZC_REPORT_USAGE;
 		p += len;
 	}
-	z->pending = is_send_zc(snd) ? 2 * n : n;
+	z->pending = tx_uring_is_zc(snd) ? 2 * n : n;
 	snd->results_due = n;
 	if (uring_submit_and_wait(&snd->ring, 0) < 0)
 		err(1, "io_uring_enter");
@@ -399,9 +352,12 @@ static unsigned next_buffer(struct sender *snd)
 	return slot;
 }
 
-void tx_send_datagrams(struct sender *snd, uint32_t loops, const struct tx_file *files,
-		       size_t n_files, int debug)
+/* A datagram mode's send_stream: every file cut into datagrams, batch by batch; no turns. */
+static void send_stream_datagrams(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+				  const struct tx_file *files, size_t n_files, int debug)
 {
+	(void)turn;
+	(void)arg;
 	snd->loops = loops;
 	snd->files = n_files;
 	for (uint32_t loop = 0; loop < loops; loop++) {
@@ -417,7 +373,7 @@ void tx_send_datagrams(struct sender *snd, uint32_t loops, const struct tx_file 
 				size_t bytes;
 
 				n = build_batch(snd, fd, &now, loop, i, &at, snd->bufs[slot], &bytes);
-				pace(snd, bytes);
+				tx_pace(snd, bytes);
 				snd->mode->send_datagrams(snd, slot, bytes, n);
 			} while (at < now.size);
 			tx_close_file(fd, &now);
@@ -453,7 +409,7 @@ static int take_ack(struct sender *snd)
  * zero-copy mode's buffers come back after the first END, so that every copy
  * is counted and none holds the END back.
  */
-int tx_await_ack(struct sender *snd, long wait_secs)
+static int await_ack(struct sender *snd, long wait_secs)
 {
 	struct dgram_header h = { .kind = DGRAM_END, .stream = snd->stream_id, .loop = snd->loops,
 				  .seq = snd->datagrams, .file = snd->files };
@@ -484,30 +440,36 @@ int tx_await_ack(struct sender *snd, long wait_secs)
 }
 
 const struct send_mode tx_dgram_sendmsg = {
-	.name = "sendmsg", .setup = setup_datagrams, .connected = connected_datagrams,
+	.name = "sendmsg", .send_stream = send_stream_datagrams, .await_end = await_ack,
+	.setup = setup_datagrams, .connected = connected_datagrams,
 	.chunked = 1, .io = NET_IO_SEND, .datagram = 1, .send_datagrams = send_datagrams_sendmsg
 };
 const struct send_mode tx_dgram_sendmmsg = {
-	.name = "sendmmsg", .setup = setup_datagrams, .connected = connected_datagrams,
+	.name = "sendmmsg", .send_stream = send_stream_datagrams, .await_end = await_ack,
+	.setup = setup_datagrams, .connected = connected_datagrams,
 	.chunked = 1, .io = NET_IO_SEND, .datagram = 1, .send_datagrams = send_datagrams_sendmmsg
 };
 const struct send_mode tx_dgram_gso = {
-	.name = "gso", .setup = setup_datagrams, .connected = connected_datagrams, .chunked = 1,
+	.name = "gso", .send_stream = send_stream_datagrams, .await_end = await_ack,
+	.setup = setup_datagrams, .connected = connected_datagrams, .chunked = 1,
 	.io = NET_IO_SEND, .datagram = 1, .gso = 1, .send_datagrams = send_datagrams_gso
 };
 const struct send_mode tx_dgram_gso_zerocopy = {
-	.name = "gso-zerocopy", .setup = setup_datagrams, .connected = connected_zerocopy,
+	.name = "gso-zerocopy", .send_stream = send_stream_datagrams, .await_end = await_ack,
+	.setup = setup_datagrams, .connected = connected_zerocopy,
 	.finish = finish_gso_zerocopy, .chunked = 1, .queued = 1, .io = NET_IO_SEND,
 	.counts_copies = 1, .datagram = 1, .gso = 1, .send_datagrams = send_datagrams_gso_zerocopy
 };
 /* SEND_ZC needs no SO_ZEROCOPY: io_uring brings its own notification. */
 const struct send_mode tx_dgram_uring = {
-	.name = "uring", .setup = setup_uring, .connected = connected_datagrams, .chunked = 1,
+	.name = "uring", .send_stream = send_stream_datagrams, .await_end = await_ack,
+	.setup = setup_uring, .connected = connected_datagrams, .chunked = 1,
 	.io = NET_IO_SEND, .uring_op = IORING_OP_SEND, .datagram = 1,
 	.send_datagrams = send_datagrams_uring
 };
 const struct send_mode tx_dgram_uring_zc = {
-	.name = "uring-zc", .setup = setup_uring, .connected = connected_datagrams,
+	.name = "uring-zc", .send_stream = send_stream_datagrams, .await_end = await_ack,
+	.setup = setup_uring, .connected = connected_datagrams,
 	.finish = finish_uring, .chunked = 1, .queued = 1, .io = NET_IO_SEND, .counts_copies = 1,
 	.uring_op = IORING_OP_SEND_ZC, .datagram = 1, .send_datagrams = send_datagrams_uring
 };

@@ -18,12 +18,12 @@
  */
 enum { URING_READ, URING_SEND };
 
-static int is_send_zc(const struct sender *snd)
+int tx_uring_is_zc(const struct sender *snd)
 {
 	return snd->mode->uring_op == IORING_OP_SEND_ZC;
 }
 
-void tx_uring_require_op(struct sender *snd, unsigned op, const char *name, const char *since)
+static void require_op(struct sender *snd, unsigned op, const char *name, const char *since)
 {
 	int rc = uring_supports(&snd->ring, op);
 
@@ -34,7 +34,7 @@ void tx_uring_require_op(struct sender *snd, unsigned op, const char *name, cons
 		     snd->mode->name, name, since);
 }
 
-void tx_uring_require_send_zc_flags(struct sender *snd, unsigned flags)
+static void require_send_zc_flags(struct sender *snd, unsigned flags)
 {
 	int rc = uring_send_zc_takes(&snd->ring, flags);
 
@@ -43,6 +43,20 @@ void tx_uring_require_send_zc_flags(struct sender *snd, unsigned flags)
 	if (rc == 0)
 		errx(1, "-m %s: this kernel's SEND_ZC cannot say whether it copied "
 			"(IORING_SEND_ZC_REPORT_USAGE, Linux 6.2 or later)", snd->mode->name);
+}
+
+void tx_uring_open(struct sender *snd, unsigned entries, int read_fixed, unsigned zc_flags)
+{
+	if (uring_open(&snd->ring, entries) < 0)
+		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
+	if (read_fixed)
+		require_op(snd, IORING_OP_READ_FIXED, "READ_FIXED", "5.1");
+	if (tx_uring_is_zc(snd)) {
+		require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
+		require_send_zc_flags(snd, zc_flags);
+	} else {
+		require_op(snd, IORING_OP_SEND, "SEND", "5.6");
+	}
 }
 
 static void setup_uring(struct sender *snd)
@@ -55,14 +69,8 @@ static void setup_uring(struct sender *snd)
 		err(1, "calloc");
 	for (unsigned i = 0; i < snd->depth; i++)
 		iov[i] = (struct iovec){ .iov_base = snd->bufs[i], .iov_len = snd->bufsize };
-	if (uring_open(&snd->ring, 2 * snd->depth) < 0)
-		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
-	tx_uring_require_op(snd, IORING_OP_READ_FIXED, "READ_FIXED", "5.1");
-	if (is_send_zc(snd)) {
-		tx_uring_require_op(snd, IORING_OP_SEND_ZC, "SEND_ZC", "6.0");
-		tx_uring_require_send_zc_flags(snd, IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE);
-	} else
-		tx_uring_require_op(snd, IORING_OP_SEND, "SEND", "5.6");
+	tx_uring_open(snd, 2 * snd->depth, 1,
+		      IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE);
 	if (uring_register_buffers(&snd->ring, iov, snd->depth) < 0)
 		errx(1, "-m %s: %s", snd->mode->name, snd->ring.err);
 	free(iov);
@@ -72,7 +80,7 @@ static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, ui
 		       int last)
 {
 	struct io_uring_sqe *rd = uring_get_sqe(&snd->ring), *sd = uring_get_sqe(&snd->ring);
-	int zc = is_send_zc(snd);
+	int zc = tx_uring_is_zc(snd);
 
 	rd->opcode = IORING_OP_READ_FIXED;
 	rd->fd = fd;
@@ -172,7 +180,7 @@ static void check_batch(struct sender *snd, const struct tx_file *f, uint64_t at
 				errno = e ? e : EPIPE;
 			else
 				errno = -sd[b];
-			tx_die_sending(snd, is_send_zc(snd) ? "io_uring send_zc" : "io_uring send");
+			tx_die_sending(snd, tx_uring_is_zc(snd) ? "io_uring send_zc" : "io_uring send");
 		}
 		at += len[i];
 	}
@@ -182,7 +190,7 @@ static void check_batch(struct sender *snd, const struct tx_file *f, uint64_t at
 
 static void send_data_uring(struct sender *snd, int fd, const struct tx_file *f)
 {
-	unsigned batch_max = is_send_zc(snd) && snd->depth > 1 ? snd->depth / 2
+	unsigned batch_max = tx_uring_is_zc(snd) && snd->depth > 1 ? snd->depth / 2
 									: snd->depth;
 	unsigned slots[TX_MAX_DEPTH];
 	size_t len[TX_MAX_DEPTH];
@@ -237,10 +245,12 @@ static void finish_uring(struct sender *snd)
 			uring_reap_one(snd, rd, sd);
 }
 
-const struct send_mode tx_uring = { .name = "uring", .setup = setup_uring,
+const struct send_mode tx_uring = { .name = "uring", .send_stream = tx_stream_send,
+				.await_end = tx_stream_await_close, .setup = setup_uring,
 				    .send_data = send_data_uring, .chunked = 1, .queued = 1,
 				    .io = NET_IO_SEND, .uring_op = IORING_OP_SEND };
-const struct send_mode tx_uring_zc = { .name = "uring-zc", .setup = setup_uring,
+const struct send_mode tx_uring_zc = { .name = "uring-zc", .send_stream = tx_stream_send,
+				.await_end = tx_stream_await_close, .setup = setup_uring,
 				       .send_data = send_data_uring, .finish = finish_uring,
 				       .chunked = 1, .queued = 1, .io = NET_IO_SEND,
 				       .counts_copies = 1, .uring_op = IORING_OP_SEND_ZC };

@@ -213,7 +213,8 @@ static void finish_zerocopy(struct sender *snd)
 	tx_zc_wait(snd, NULL);
 }
 
-const struct send_mode tx_zerocopy = { .name = "zerocopy", .setup = setup_zerocopy,
+const struct send_mode tx_zerocopy = { .name = "zerocopy", .send_stream = tx_stream_send,
+				.await_end = tx_stream_await_close, .setup = setup_zerocopy,
 				       .connected = tx_zc_connected,
 				       .send_data = send_data_zerocopy, .finish = finish_zerocopy,
 				       .chunked = 1, .queued = 1, .io = NET_IO_SEND,

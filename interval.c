@@ -1,0 +1,41 @@
+/* zcs: the -t intervals of a connection or of -u's sender, printed or kept for -J. */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/timing.h"
+#include "zcs.h"
+
+void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
+		     uint64_t to_ns, uint64_t bytes)
+{
+	struct interval *more;
+
+	if (!s->json) {
+		printf("%llu kbytes/sec\n",
+		       (unsigned long long)timing_kbytes_per_sec(bytes, to_ns - from_ns));
+		return;
+	}
+	more = realloc(iv->list, (iv->n + 1) * sizeof(*more));
+	if (!more)
+		err(1, "realloc");
+	iv->list = more;
+	iv->list[iv->n++] = (struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes };
+}
+
+void json_intervals(struct json *j, const struct intervals *iv)
+{
+	json_array(j, "intervals");
+	for (size_t i = 0; i < iv->n; i++) {
+		const struct interval *one = &iv->list[i];
+
+		json_object(j, NULL);
+		json_double(j, "start", timing_secs(one->start_ns), 6);
+		json_double(j, "end", timing_secs(one->end_ns), 6);
+		json_uint(j, "bytes", one->bytes);
+		json_uint(j, "kbytes_per_sec",
+			  timing_kbytes_per_sec(one->bytes, one->end_ns - one->start_ns));
+		json_close(j);
+	}
+	json_close(j);
+}

@@ -1,0 +1,145 @@
+/*
+ * zcc: one stream's run, alone or as one of -P's: connect, send, wait for
+ * zcs's close, and the summary's figures; and the meter's samples at its
+ * moments.
+ */
+#include <err.h>
+#include <errno.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "lib/timing.h"
+#include "zcc.h"
+
+static void tell_the_parent(const struct start_line *line)
+{
+	char c = 0;
+
+	if (write(line->ready, &c, 1) != 1)
+		err(1, "telling the other streams");
+}
+
+static void wait_for_the_others(const struct start_line *line)
+{
+	char c;
+	ssize_t n;
+
+	tell_the_parent(line);
+	while ((n = read(line->go, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(1);
+}
+
+void meter_at(struct meter *m, enum meter_moment when)
+{
+	if (meter_mark(m, when) < 0 && when == METER_FIRST_BYTE)
+		meter_die(m);
+}
+
+void sender_config(const struct settings *s, struct tx_config *c)
+{
+	*c = (struct tx_config){ .bufsize = s->bufsize, .depth = s->depth,
+				 .wait_secs = s->close_wait_secs, .dgram_bytes = s->dgram_bytes,
+				 .rate = s->stream_rate, .debug = s->debug };
+}
+
+void sender_setup(struct sender *snd, const struct settings *s)
+{
+	struct tx_config c;
+
+	sender_config(s, &c);
+	tx_sender_setup(snd, s->mode, &c);
+}
+
+/* run_stream(), or with alt its arms in turn (snd: arms[0], which connects). */
+static void stream(const struct settings *s, struct sender *snd, struct alternation *alt,
+		   const struct tx_file *files, size_t n_files, const struct start_line *line,
+		   struct meter *m, struct summary *sum)
+{
+	int alone = line->ready < 0;
+	struct rusage ru0, ru1;
+	uint64_t start, end;
+	int unconfirmed, linked, counted = 0;
+	struct link lk;
+	struct link_sample la;
+	struct link_figures lf;
+
+	snd->sock = net_connect(s->server, s->port, &s->sockopts, s->debug);
+	/* The link is counted for -c's line and -J; with -P, by the parent, from the name here. */
+	linked = (s->measure_cpu || s->json) && link_find(&lk, snd->sock) == 0;
+	if (linked)
+		sum->link = lk;
+	net_set_send_timeout(snd->sock, snd->wait_secs);
+	if (s->cork)
+		net_set_cork(snd->sock);
+	if (alt)
+		alt_connected(alt);
+	else
+		tx_sender_connected(snd);
+	if (!alone)
+		wait_for_the_others(line);
+	else if (m)
+		meter_at(m, METER_FIRST_BYTE);
+	if (alone && linked)
+		link_take(&lk, &la);
+	getrusage(RUSAGE_SELF, &ru0);
+	start = timing_now_ns();
+	if (alt) {
+		alt_start(alt, m);
+		tx_send_stream_turns(snd, alt_turn, alt, s->loops, files, n_files, s->debug);
+		snd = alt->current;
+	} else {
+		tx_send_stream(snd, s->loops, files, n_files, s->debug);
+	}
+	end = timing_now_ns();
+	if (!alone)
+		tell_the_parent(line);
+	else if (m)
+		meter_at(m, METER_LAST_BYTE);
+	unconfirmed = tx_await_close(snd, s->close_wait_secs);
+	if (!unconfirmed) {
+		end = timing_now_ns();
+		if (m && alone)
+			meter_at(m, METER_CLOSED);
+	}
+	if (alone && linked)
+		counted = link_end(&lk, &la, &lf);
+	if (alt)
+		alt_finish(alt, &snd->zc_sends, &snd->zc_copied);
+	getrusage(RUSAGE_SELF, &ru1);
+	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
+				 .confirmed = !unconfirmed,
+				 .user_secs = timing_timeval_secs(ru1.ru_utime) - timing_timeval_secs(ru0.ru_utime),
+				 .sys_secs = timing_timeval_secs(ru1.ru_stime) - timing_timeval_secs(ru0.ru_stime),
+				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
+				 .datagrams = snd->datagrams, .calls = snd->calls,
+				 .received = snd->acked_datagrams, .rate = s->stream_rate };
+	if (linked)
+		sum->link = lk;
+	if (counted) {
+		sum->linked = 1;
+		sum->link_fig = lf;
+	}
+	if (alt)
+		alt_close(alt);
+	else
+		tx_sender_close(snd);
+}
+
+void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
+		size_t n_files, const struct start_line *line, struct meter *m,
+		struct summary *sum)
+{
+	stream(s, snd, NULL, files, n_files, line, m, sum);
+}
+
+void run_stream_alternating(const struct settings *s, struct alternation *alt,
+			    const struct tx_file *files, size_t n_files, struct meter *m,
+			    struct summary *sum)
+{
+	struct start_line alone = { -1, -1 };
+
+	stream(s, &alt->arms[0], alt, files, n_files, &alone, m, sum);
+}
+

@@ -1,0 +1,244 @@
+/*
+ * zcc's report: the summary line (each stream's and the total's with -P),
+ * or -J's object, then each thing that went wrong, a line each.
+ */
+#include <err.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "lib/dgram.h"
+#include "lib/json.h"
+#include "lib/system.h"
+#include "lib/timing.h"
+#include "zcc.h"
+
+/* -R: a run that reaches less of the rate than this did not run at it. */
+#define RATE_REACHED_PCT 95.0
+
+/* -R: the share of the rate asked that the summary's bytes reached over its time. */
+static double rate_reached_pct(const struct summary *sum)
+{
+	return sum->ns ? 100.0 * sum->bytes * 1e9 / sum->ns / sum->rate : 0;
+}
+
+static int below_rate(const struct summary *sum)
+{
+	return sum->rate && rate_reached_pct(sum) < RATE_REACHED_PCT;
+}
+
+/*
+ * A summary line: what was sent, with -c ", cpu LOAD%, DEMAND us/KB, kernel
+ * LOAD%", the CPU time zcc took, and in the zero-copy modes how many sends the
+ * kernel copied. With -P, each stream's line and the total's have a prefix.
+ */
+static void print_summary(const char *prefix, const struct send_mode *mode,
+			  const struct summary *sum)
+{
+	printf("%ssent %llu bytes in %.3f s, %llu kbytes/sec, mode %s", prefix,
+	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
+	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
+	if (mode->datagram)
+		printf(", %llu datagrams in %llu calls", (unsigned long long)sum->datagrams,
+		       (unsigned long long)sum->calls);
+	if (mode->datagram && sum->confirmed)
+		printf(", %llu received", (unsigned long long)sum->received);
+	if (sum->rate)
+		printf(", rate %.0f kbytes/sec asked", sum->rate / 1024.0);
+	if (below_rate(sum))
+		printf(", %.0f%% reached (short of it)", floor(rate_reached_pct(sum)));
+	if (sum->metered)
+		meter_print(stdout, &sum->fig);
+	printf(", cpu %.2fu %.2fs", sum->user_secs, sum->sys_secs);
+	if (mode->counts_copies)
+		printf(", zerocopy %llu of %llu sends (kernel copied %llu)",
+		       (unsigned long long)(sum->zc_sends - sum->zc_copied),
+		       (unsigned long long)sum->zc_sends, (unsigned long long)sum->zc_copied);
+	if (sum->metered && sum->linked)
+		link_print(stdout, &sum->link, &sum->link_fig);
+	printf("\n");
+}
+
+/* -J: a summary's figures, as members of the object open now. */
+static void json_summary(struct json *j, const struct send_mode *mode, const struct summary *sum)
+{
+	json_uint(j, "bytes", sum->bytes);
+	json_double(j, "seconds", timing_secs(sum->ns), 6);
+	json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
+	json_bool(j, "confirmed", sum->confirmed);
+	json_double(j, "user_seconds", sum->user_secs, 2);
+	json_double(j, "system_seconds", sum->sys_secs, 2);
+	if (sum->rate) {
+		json_double(j, "rate_reached_pct", rate_reached_pct(sum), 1);
+		json_bool(j, "below_rate", below_rate(sum));
+	} else {
+		json_null(j, "rate_reached_pct");
+		json_null(j, "below_rate");
+	}
+	if (mode->datagram) {
+		json_uint(j, "datagrams", sum->datagrams);
+		json_uint(j, "calls", sum->calls);
+		if (sum->confirmed)
+			json_uint(j, "received_datagrams", sum->received);
+		else
+			json_null(j, "received_datagrams");
+	}
+	if (mode->counts_copies) {
+		json_object(j, "zerocopy");
+		json_uint(j, "sends", sum->zc_sends);
+		json_uint(j, "zerocopy", sum->zc_sends - sum->zc_copied);
+		json_uint(j, "copied", sum->zc_copied);
+		json_close(j);
+	}
+}
+
+static void json_settings(struct json *j, const struct settings *s, size_t n_files)
+{
+	json_object(j, "settings");
+	json_string(j, "server", s->server);
+	json_int(j, "port", s->port);
+	json_string(j, "protocol", s->datagram ? "udp" : "tcp");
+	json_string(j, "mode", s->mode->name);
+	if (s->datagram)
+		json_int(j, "datagram_bytes", s->dgram_bytes);
+	else
+		json_null(j, "datagram_bytes");
+	if (s->mode->chunked)
+		json_int(j, "bufsize", s->bufsize);
+	else
+		json_null(j, "bufsize");
+	if (s->mode->queued)
+		json_int(j, "depth", s->depth);
+	else
+		json_null(j, "depth");
+	json_uint(j, "loops", s->loops);
+	json_uint(j, "files", n_files);
+	json_int(j, "streams", s->streams);
+	if (s->rate_bytes_per_sec)
+		json_uint(j, "rate_bytes_per_sec", s->rate_bytes_per_sec);
+	else
+		json_null(j, "rate_bytes_per_sec");
+	json_bool(j, "cork", s->cork);
+	if (s->n_cpu_list > 1) {
+		json_array(j, "cpu");
+		for (int i = 0; i < s->n_cpu_list; i++)
+			json_int(j, NULL, s->cpu_list[i]);
+		json_close(j);
+	} else if (s->cpu >= 0) {
+		json_int(j, "cpu", s->cpu);
+	} else {
+		json_null(j, "cpu");
+	}
+	json_int(j, "rcvbuf", s->sockopts.rcvbuf_bytes);
+	json_int(j, "sndbuf", s->sockopts.sndbuf_bytes);
+	if (s->sockopts.mss)
+		json_int(j, "mss", s->sockopts.mss);
+	else
+		json_null(j, "mss");
+	json_int(j, "close_wait_secs", s->close_wait_secs);
+	json_close(j);
+}
+
+/*
+ * -J: the run as one JSON object on a line: the settings, the host, with -P
+ * every stream's figures, the result (the total with -P), and the meter's.
+ */
+static void print_summary_json(const struct settings *s, const struct meter *m,
+			       const struct alternation *alt, size_t n_files,
+			       const struct summary *streams, long failed,
+			       const struct summary *sum)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_string(&j, "program", "zcc");
+	json_host(&j);
+	system_json(&j);
+	json_settings(&j, s, n_files);
+	if (s->streams > 1) {
+		json_array(&j, "streams");
+		for (long i = 0; i < s->streams; i++) {
+			json_object(&j, NULL);
+			json_summary(&j, s->mode, &streams[i]);
+			json_bool(&j, "failed", streams[i].failed);
+			json_close(&j);
+		}
+		json_close(&j);
+	}
+	json_object(&j, "result");
+	json_summary(&j, s->mode, sum);
+	if (s->streams > 1)
+		json_int(&j, "failed_streams", failed);
+	json_close(&j);
+	if (sum->metered)
+		meter_json(&j, m, &sum->fig, -1);
+	if (sum->linked)
+		link_json(&j, &sum->link, &sum->link_fig);
+	else
+		json_null(&j, "link");
+	if (alt) {
+		json_object(&j, "turns");
+		alt_json(alt, &j);
+		json_close(&j);
+	}
+	json_end(&j);
+}
+
+/* Each stream's line, then the total's. */
+static void print_streams(const struct settings *s, const struct summary *streams,
+			  const struct summary *total)
+{
+	char prefix[40];
+
+	for (long i = 0; i < s->streams; i++) {
+		if (streams[i].failed)
+			continue;
+		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
+		print_summary(prefix, s->mode, &streams[i]);
+	}
+	snprintf(prefix, sizeof(prefix), "all %ld streams: ", s->streams);
+	print_summary(prefix, s->mode, total);
+}
+
+void report(const struct settings *s, struct meter *m, const struct alternation *alt,
+		   size_t n_files, const struct summary *streams, long failed, struct summary *sum)
+{
+	int meter_ok = !m || !m->spoiled;
+
+	sum->metered = m && meter_ok && !failed;
+	if (sum->metered)
+		meter_figures(m, sum->confirmed, sum->bytes, &sum->fig);
+	if (s->json)
+		print_summary_json(s, m, alt, n_files, streams, failed, sum);
+	else if (s->streams > 1)
+		print_streams(s, streams, sum);
+	else
+		print_summary("", s->mode, sum);
+	if (alt && !s->json)
+		alt_print(alt, stdout);
+	if (alt)
+		alt_warn(alt);
+	if (failed)
+		errx(1, "%ld of %ld streams failed: the total above counts the others", failed,
+		     s->streams);
+	if (!sum->confirmed && s->datagram)
+		errx(1, "zcs did not answer the end of the datagrams within %ld s of the last one: "
+			"the time above runs to the last datagram sent, unconfirmed",
+		     s->close_wait_secs);
+	if (!sum->confirmed)
+		errx(1, "zcs did not close the connection within %ld s of the last byte: the time "
+			"above runs to the last byte sent, unconfirmed", s->close_wait_secs);
+	if (!meter_ok)
+		errx(1, "%s during the transfer: no load figure", meter_error(m));
+	if (m && m->note[0])
+		warnx("note: %s", m->note);
+	if (s->datagram && dgram_lossy(sum->datagrams, sum->received))
+		warnx("note: zcs received %llu of %llu datagrams, %.1f%% lost: more than %.0f%%, and "
+		      "the load is not comparable with that of runs that lost less",
+		      (unsigned long long)sum->received, (unsigned long long)sum->datagrams,
+		      dgram_loss_pct(sum->datagrams, sum->received), DGRAM_LOSS_PCT);
+	if (below_rate(sum))
+		warnx("note: mode %s reached %.1f%% of the rate asked (-R %llu): it could not run at "
+		      "that rate here, and its load is not comparable with that of runs that did",
+		      s->mode->name, rate_reached_pct(sum), (unsigned long long)s->rate_bytes_per_sec);
+}
+

@@ -1,0 +1,383 @@
+/*
+ * zcs's TCP server: accepts connections from zcc, serves each in a forked
+ * child that reads the stream into a buffer and throws it away (or has the
+ * kernel drop the file data unseen), printing the throughput every few
+ * seconds and a summary when the connection ends.
+ */
+#include <err.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "lib/link.h"
+#include "lib/meter.h"
+#include "lib/net.h"
+#include "lib/proto.h"
+#include "lib/system.h"
+#include "lib/timing.h"
+#include "zcs.h"
+
+/* What the parent learns of a connection as it accepts it, before its child is forked. */
+struct arrival {
+	int shared;		/* -c: another connection was open in its tare, or its transfer */
+	uint64_t accepted_as;	/* -c: the board's count with this connection */
+	int linked;		/* its interface was found, and counted throughout */
+	struct link link;
+	struct link_sample link_at;	/* its counters at accept() */
+};
+
+/* One connection, in its own child. */
+struct conn {
+	struct receiver r;
+	struct intervals intervals;	/* -J */
+	struct arrival arr;	/* as the parent accepted it */
+	struct link_figures link_fig;
+	int idle_closed;	/* -W: ended for sending nothing for that long */
+};
+
+static volatile sig_atomic_t tick;
+
+static volatile sig_atomic_t tick;
+
+/*
+ * The summary ends with the CPU time this connection's server took (the child
+ * serves one connection only), so that on loopback each end's share shows.
+ */
+static void print_summary(const struct settings *s, const struct conn *c, uint64_t bytes,
+			  uint64_t ns, const struct soak_figures *fig)
+{
+	const struct proto_rx *rx = &c->r.rx;
+	const char *waiting = proto_rx_waiting_for(rx);
+	struct rusage ru;
+
+	printf("received %llu bytes in %.3f s, %llu kbytes/sec", (unsigned long long)bytes,
+	       timing_secs(ns), (unsigned long long)timing_kbytes_per_sec(bytes, ns));
+	if (waiting)
+		printf(", incomplete: waiting for %s", waiting);
+	else if (rx->extra_bytes)
+		printf(", %llu bytes after the end of the stream",
+		       (unsigned long long)rx->extra_bytes);
+	if (c->idle_closed)
+		printf(", closed after %ld s with nothing received (-W)", s->idle_secs);
+	if (fig) {
+		meter_print(stdout, fig);
+		if (c->arr.shared)
+			printf(", shared with another connection");
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf(", cpu %.2fu %.2fs", timing_timeval_secs(ru.ru_utime),
+	       timing_timeval_secs(ru.ru_stime));
+	if (s->mode->maps)
+		printf(", mapped %llu of %llu bytes", (unsigned long long)c->r.mapped_bytes,
+		       (unsigned long long)bytes);
+	if (fig && c->arr.linked)
+		link_print(stdout, &c->arr.link, &c->link_fig);
+	printf("\n");
+}
+
+/* The receiver's buffers, and SO_RCVLOWAT with them. */
+static void conn_take_buffers(struct conn *c, const struct settings *s)
+{
+	/* Set only now: with it, poll() would not say that fewer bytes had come. */
+	net_set_rcvlowat(c->r.fd, s->rcvlowat, s->debug);
+	rx_take_buffers(&c->r);
+}
+
+/*
+ * Before the first byte: wait without a buffer until something comes, for
+ * what is left of -W (ms), then take the buffers. -1 with EINTR when a -t
+ * tick or the data came (the loop goes round), EAGAIN when -W ran out.
+ */
+static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_t ms)
+{
+	struct pollfd pfd = { .fd = c->r.fd, .events = POLLIN };
+	int rc = poll(&pfd, 1, ms > 0 ? (ms < INT_MAX ? (int)ms : INT_MAX) : 0);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	conn_take_buffers(c, s);
+	errno = EINTR;
+	return -1;
+}
+
+/* -J: the summary, every interval, the settings and the host, as one JSON object on a line. */
+static void print_summary_json(const struct settings *s, const struct conn *c,
+			       const struct hostmeter *hm, uint64_t bytes, uint64_t ns,
+			       const struct soak_figures *fig)
+{
+	const char *waiting = proto_rx_waiting_for(&c->r.rx);
+	struct rusage ru;
+	struct json j;
+
+	getrusage(RUSAGE_SELF, &ru);
+	json_begin(&j, stdout);
+	json_string(&j, "program", "zcs");
+	json_host(&j);
+	system_json(&j);
+	json_string(&j, "peer", c->r.peer);
+	json_object(&j, "settings");
+	json_string(&j, "mode", s->mode->name);
+	json_int(&j, "bufsize", s->bufsize);
+	json_int(&j, "rcvlowat", s->rcvlowat);
+	json_int(&j, "report_secs", s->report_secs);
+	if (s->cpu >= 0)
+		json_int(&j, "cpu", s->cpu);
+	else
+		json_null(&j, "cpu");
+	json_int(&j, "rcvbuf", s->sockopts.rcvbuf_bytes);
+	json_int(&j, "sndbuf", s->sockopts.sndbuf_bytes);
+	json_close(&j);
+	json_intervals(&j, &c->intervals);
+	json_object(&j, "result");
+	json_uint(&j, "bytes", bytes);
+	json_double(&j, "seconds", timing_secs(ns), 6);
+	json_uint(&j, "kbytes_per_sec", timing_kbytes_per_sec(bytes, ns));
+	json_bool(&j, "complete", waiting == NULL);
+	json_string(&j, "waiting_for", waiting);
+	json_uint(&j, "extra_bytes", c->r.rx.extra_bytes);
+	json_uint(&j, "files", c->r.rx.files_done);
+	if (s->mode->maps)
+		json_uint(&j, "mapped_bytes", c->r.mapped_bytes);
+	else
+		json_null(&j, "mapped_bytes");
+	json_double(&j, "user_seconds", timing_timeval_secs(ru.ru_utime), 2);
+	json_double(&j, "system_seconds", timing_timeval_secs(ru.ru_stime), 2);
+	json_bool(&j, "idle_closed", c->idle_closed);
+	json_close(&j);
+	if (fig)
+		meter_json(&j, &hm->m, fig, c->arr.shared);
+	if (c->arr.linked)
+		link_json(&j, &c->arr.link, &c->link_fig);
+	else
+		json_null(&j, "link");
+	json_end(&j);
+}
+
+/* The child's whole life: receive until the peer closes, reporting as it goes. */
+static int serve(int fd, const struct settings *s, struct hostmeter *hm, const char *peer,
+		 const struct arrival *arr)
+{
+	uint64_t start = timing_now_ns(), last = start, last_data = start, bytes = 0, bytes_at_last = 0;
+	const struct soak_figures *metered = NULL;
+	struct soak_figures fig;
+	struct conn c = { .arr = *arr };
+	ssize_t n;
+	int incomplete;
+
+	rx_init(&c.r, fd, s->mode, s->bufsize, peer, s->debug);
+	net_set_receive_timeout(fd, s->idle_secs);
+	timing_tick_start(s->report_secs * 1000, &tick);
+	for (;;) {
+		int64_t idle_left = s->idle_secs * 1000 - (int64_t)((timing_now_ns() - last_data) / 1000000);
+
+		n = c.r.buf ? s->mode->receive(&c.r) : await_first_data(&c, s, idle_left);
+		/* Count first: a read the tick cut short returns what had arrived by then. */
+		if (n > 0) {
+			bytes += n;
+			last_data = timing_now_ns();
+		}
+		if (tick) {
+			uint64_t now = timing_now_ns();
+
+			tick = 0;
+			report_interval(s, &c.intervals, last - start, now - start, bytes - bytes_at_last);
+			last = now;
+			bytes_at_last = bytes;
+		}
+		if (n > 0)
+			continue;
+		if (n == 0)
+			break;
+		/* -W: nothing for that long (SO_RCVTIMEO; a tick restarts its wait). */
+		if (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    (errno == EINTR && timing_now_ns() - last_data >= (uint64_t)s->idle_secs * NSEC_PER_SEC)) {
+			c.idle_closed = 1;
+			if (!c.r.buf)
+				conn_take_buffers(&c, s);
+			bytes += rx_read_what_came(&c.r);
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (s->debug)
+			warn("%s from %s", s->mode->name, peer);
+		break;
+	}
+	timing_tick_stop();
+	if (hm)
+		metered = hostmeter_window(hm, peer, c.arr.accepted_as, bytes, &fig, &c.arr.shared);
+	if (c.arr.linked)
+		c.arr.linked = link_end(&c.arr.link, &c.arr.link_at, &c.link_fig);
+	if (s->json)
+		print_summary_json(s, &c, hm, bytes, timing_now_ns() - start, metered);
+	else
+		print_summary(s, &c, bytes, timing_now_ns() - start, metered);
+	if (metered && hm->m.note[0])
+		warnx("%s: note: %s", peer, hm->m.note);
+	if (s->debug)
+		fprintf(stderr, "zcs: %s: %llu files\n", peer, (unsigned long long)c.r.rx.files_done);
+	/*
+	 * Closed now, not when the child exits: zcc's time runs until it sees
+	 * the close, and an exit can take a while (LeakSanitizer's scan took
+	 * some 50 ms, a sixth of a paced run of 0.3 s).
+	 */
+	close(fd);
+	incomplete = proto_rx_waiting_for(&c.r.rx) != NULL;
+	rx_close(&c.r);
+	free(c.intervals.list);
+	return incomplete || (hm && !metered) ? 1 : 0;
+}
+
+/*
+ * What SIGCHLD reaches: the connections being served now, one a child, for
+ * -L (atomic, as the handler counts them down), and with -c the meter.
+ */
+static struct {
+	int serving;
+	struct hostmeter *hm;
+} children;
+
+/*
+ * SIGCHLD. With -c, a connection's end goes on the board; a soaker reaped
+ * here is marked gone, for the meter's next sample to say so.
+ */
+static void reap_children(int sig)
+{
+	struct hostmeter *hm = children.hm;
+	int saved = errno;
+	pid_t pid;
+
+	(void)sig;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+		if (hm && hostmeter_reaped(hm, pid))
+			continue;
+		__atomic_sub_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
+	}
+	errno = saved;
+}
+
+/*
+ * accept() errors a server outlives: no descriptor or memory to spare for now
+ * (Linux reserves the descriptor before it waits, so these come even with
+ * nobody connecting), or a connection that failed while it was queued, which
+ * accept(2) says to treat as EAGAIN.
+ */
+static int accept_error_passes(int e)
+{
+	switch (e) {
+	case EMFILE:
+	case ENFILE:
+	case ENOBUFS:
+	case ENOMEM:
+	case ENETDOWN:
+	case EPROTO:
+	case ENOPROTOOPT:
+	case EHOSTDOWN:
+	case ENONET:
+	case EHOSTUNREACH:
+	case EOPNOTSUPP:
+	case ENETUNREACH:
+	case ETIMEDOUT:
+		return 1;
+	}
+	return 0;
+}
+
+/* How long to wait after an accept() error that passes, before trying again. */
+#define ACCEPT_RETRY_US 100000
+
+/*
+ * -L: while that many connections are being served, the next waits in the
+ * listen queue (the kernel's handshake done, nothing read) until one ends;
+ * said once. With -c the soakers are sampled meanwhile.
+ */
+static void wait_below_the_bound(const struct settings *s, struct hostmeter *hm)
+{
+	static int said;
+
+	while (__atomic_load_n(&children.serving, __ATOMIC_SEQ_CST) >= s->max_conns) {
+		if (!said++)
+			warnx("%ld connections at once (-L %ld): the next wait to be accepted until "
+			      "one ends", s->max_conns, s->max_conns);
+		poll(NULL, 0, HOSTMETER_PERIOD_MS);
+		if (hm)
+			hostmeter_sample(hm);
+	}
+}
+
+void serve_connections(int lfd, const struct settings *s, struct hostmeter *hm)
+{
+	int last_error = 0;
+
+	struct sigaction sa = { .sa_handler = reap_children, .sa_flags = SA_RESTART };
+
+	children.hm = hm;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGCHLD, &sa, NULL) < 0)
+		err(1, "sigaction SIGCHLD");
+	for (;;) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		char peer[NI_MAXHOST + NI_MAXSERV + 8];
+		struct arrival arr = { 0 };
+		int fd;
+		pid_t pid;
+
+		wait_below_the_bound(s, hm);
+		if (hm)
+			hostmeter_wait(hm, lfd);
+		fd = accept(lfd, (struct sockaddr *)&ss, &len);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (!accept_error_passes(errno))
+				err(1, "accept");
+			/* Said once for a run of the same error, not ten times a second. */
+			if (errno != last_error)
+				warnx("accept: %s (waiting, and trying again)", strerror(errno));
+			last_error = errno;
+			usleep(ACCEPT_RETRY_US);
+			continue;
+		}
+		last_error = 0;
+		net_addr_text((struct sockaddr *)&ss, len, peer, sizeof(peer));
+		if (s->debug)
+			fprintf(stderr, "zcs: connection from %s\n", peer);
+		if (hm)
+			arr.shared = hostmeter_accepted(hm, &arr.accepted_as);
+		/* The link is counted for -c's line and -J. */
+		arr.linked = (hm || s->json) && link_find(&arr.link, fd) == 0;
+		if (arr.linked)
+			link_take(&arr.link, &arr.link_at);
+		__atomic_add_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
+		pid = fork();
+		if (pid < 0) {
+			warn("fork for %s", peer);
+			__atomic_sub_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
+			if (hm)
+				hostmeter_not_served(hm);
+		} else if (pid == 0) {
+			static char line_buf[BUFSIZ];
+
+			/* Each message in one write(): connections end at once without interleaving. */
+			setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
+			signal(SIGCHLD, SIG_DFL);
+			close(lfd);
+			exit(serve(fd, s, hm, peer, &arr));
+		}
+		close(fd);
+	}
+}
