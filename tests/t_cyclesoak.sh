@@ -304,6 +304,25 @@ test_sighup_leaves_no_soaker() {
 	stop_with HUP
 }
 
+# Started under nohup (SIGHUP ignored), a hangup leaves cyclesoak measuring,
+# as it leaves any program nohup starts; SIGTERM still ends it and its soakers.
+test_a_hangup_ignored_by_nohup_stays_ignored() {
+	local kids lines
+	calibrate_here
+	trap '' HUP
+	start_cyclesoak -m 100
+	trap - HUP
+	kids=$(children_of "$CS_PID")
+	kill -HUP "$CS_PID"
+	lines=$(grep -c '^System load:' "$T/out")
+	wait_until 5 eval '[ "$(grep -c "^System load:" "$T/out")" -ge $((lines + 3)) ]' ||
+		fail "no load lines after the hangup: $(cat "$T/err")"
+	all_dead "$CS_PID" && fail "cyclesoak died of the hangup nohup ignores"
+	kill -TERM "$CS_PID"
+	wait_until 5 all_dead "$CS_PID" || fail "cyclesoak still running after SIGTERM"
+	wait_until 5 all_dead $kids || fail "soakers outlived cyclesoak after SIGTERM: $kids"
+}
+
 test_sigkill_leaves_no_soaker() {
 	stop_with KILL
 }
