@@ -9,6 +9,15 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/tests/harness.sh"
 HELPERS="$ROOT/build/tests"
 
+# send_modes [-u] and recv_modes [-u]: zcc's and zcs's modes (or -u's), one
+# a line, as the programs list them: a mode is tested the moment it is a row.
+send_modes() {
+	"$ROOT/zcc" "$@" -m '?'
+}
+recv_modes() {
+	"$ROOT/zcs" "$@" -m '?'
+}
+
 # start_zcs [ARGS...]: start zcs -d on a free port; sets ZCS_PID, PORT, and
 # $T/zcs.out and $T/zcs.err for its stdout and stderr.
 start_zcs() {

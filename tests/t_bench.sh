@@ -10,10 +10,10 @@ FIG="$NUM \\[$NUM, $NUM\\]"
 PCT="[-+][0-9]+\\.[0-9]% \\[[-+][0-9]+\\.[0-9]%, [-+][0-9]+\\.[0-9]%\\]"
 # The gap, in points: the meter's load less the kernel's view.
 GAP='[-+][0-9]+\.[0-9]'
-MODES='sendfile|send|write|splice|zerocopy|uring|uring-zc'
+MODES=$(send_modes | paste -sd '|' -)
 # A table row: the cell, MB/s, then the rest; a paced section's rows have
 # the share of the rate reached between the two.
-ROW_CELL="^($MODES) +([0-9]+|-) +(none|separate|same) +(read|trunc|splice|zerocopy) +\\| +$FIG +"
+ROW_CELL="^($MODES) +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -sd '|' -)) +\\| +$FIG +"
 ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) \\| (-|$NUM  $FIG)\$"
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"

@@ -27,7 +27,7 @@ test_R_paces_every_mode_near_the_rate_asked() {
 	done
 	set_bytes=$(cat "$T"/f/* | wc -c)
 	start_zcs
-	for mode in $(echo "$BENCH_SEND_MODES" | tr ',' ' '); do
+	for mode in $(send_modes); do
 		! uring_refused "$mode" >/dev/null || continue
 		"$ROOT/zcc" -J -m "$mode" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/full.json" || fail "zcc -m $mode failed"
 		full=$(json "$T/full.json" 'int(o["result"]["bytes"] / o["result"]["seconds"])')
