@@ -27,7 +27,8 @@ TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
 RX_MODULES = table copy splice zerocopy udp receiver
 RX_OBJS = $(RX_MODULES:%=$(BUILD)/rx/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx $(BUILD)/tests/test_rx
-TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend $(BUILD)/tests/udppeer
+TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend $(BUILD)/tests/udppeer \
+	$(BUILD)/tests/dgramsend
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 # libm: zcc's floor(), which gcc builds in and clang calls.

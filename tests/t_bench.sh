@@ -929,6 +929,31 @@ bad_option() {
 	expect_eq "$(cat "$T/err")" "zc-matrix: $want"
 }
 
+# scripts/dgram-sender-cost: a row per mode, zcc's and the minimal sender's
+# median us/KB, their ratio and each round's pair; and its option errors.
+test_dgram_sender_cost_gives_each_mode_against_the_minimal_sender() {
+	local out row
+	out=$("$ROOT/scripts/dgram-sender-cost" --rounds 2 --file-mb 1 --loops 2 --modes gso,sendmsg 2>"$T/err") ||
+		fail "dgram-sender-cost: $(cat "$T/err")"
+	expect_match "$(sed -n 1p <<<"$out")" "^# .*/zcs -d -p [0-9]+ -t 3600 -J -u\$" "zcs's line"
+	expect_eq "$(sed -n 3p <<<"$out")" "# 1 MiB x 2, 1472-byte datagrams, 2 rounds; us/KB: the sender's CPU a KiB sent" "its line"
+	expect_eq "$(sed -n 4p <<<"$out")" "mode                  zcc    minimal   ratio   rounds (zcc/minimal us/KB)" "its header"
+	for row in gso sendmsg; do
+		expect_match "$(grep "^$row " <<<"$out")" "^$row +$NUM +$NUM +$NUM  ( $NUM/$NUM){2}\$" "the $row row"
+	done
+	expect_eq "$(wc -l <<<"$out")" 6 "lines"
+	grep -q "^# .*/zcc -u -m gso -l 1472 -n 2 -R 1000g -s 127.0.0.1 -p [0-9]* <file>\$" "$T/err" ||
+		fail "zcc's command line not said: $(cat "$T/err")"
+	out=$("$ROOT/scripts/dgram-sender-cost" --modes gso,peek 2>&1) && fail "an unknown mode passed"
+	expect_eq "$out" "dgram-sender-cost: --modes: unknown datagram mode 'peek'" "unknown mode"
+	out=$("$ROOT/scripts/dgram-sender-cost" --rounds 0 2>&1) && fail "--rounds 0 passed"
+	expect_eq "$out" "dgram-sender-cost: --rounds must be at least 1" "--rounds 0"
+	out=$("$ROOT/scripts/dgram-sender-cost" --len 2k 2>&1) && fail "--len 2k passed"
+	expect_eq "$out" "dgram-sender-cost: '2k': --rounds, --file-mb, --loops and --len take whole numbers" "--len 2k"
+	out=$("$ROOT/scripts/dgram-sender-cost" --zcc "$T/none" 2>&1) && fail "a missing --zcc passed"
+	expect_eq "$out" "dgram-sender-cost: --zcc $T/none: not a program" "--zcc"
+}
+
 test_matrix_rejects_bad_options() {
 	local rc=0
 	bad_option "--modes: unknown mode 'splic'" --modes sendfile,splic

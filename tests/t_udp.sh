@@ -89,6 +89,31 @@ sends_exactly() {
 	expect_match "$(tail -n 1 "$T/port")" ", out of order 0, duplicated 0, wrong 0, end " "udppeer's count"
 }
 
+# scripts/dgram-sender-cost's minimal sender (tests/dgramsend) sends what zcc
+# -u sends, byte for byte, in every mode: what it costs is the same work's.
+test_the_minimal_sender_sends_the_datagrams_zcc_does() {
+	local m len port pid want
+	head -c 3145731 /dev/urandom >"$T/file"
+	for m in $(send_modes_here); do
+		for len in 1472 9000; do
+			rm -f "$T/port"
+			"$HELPERS/udppeer" check "$len" 2 "$T/file" >"$T/port" 2>"$T/peer.err" &
+			pid=$!
+			started "$pid"
+			wait_until 5 test -s "$T/port" || fail "udppeer did not start: $(cat "$T/peer.err")"
+			port=$(head -n 1 "$T/port")
+			"$HELPERS/dgramsend" "$m" "$port" "$len" 2 "$T/file" >"$T/out" 2>&1 ||
+				fail "dgramsend $m $len: $(cat "$T/out")"
+			wait "$pid" || fail "dgramsend $m $len: udppeer: $(tail -n 1 "$T/port") $(cat "$T/peer.err")"
+			want=$(dgram_expect "$len" 2 "$T/file")
+			expect_match "$(cat "$T/out")" "^sent ${want#* } bytes, ${want% *} datagrams, cpu [0-9.]+ [0-9.]+\$" \
+				"dgramsend $m $len"
+			expect_eq "$(tail -n 1 "$T/port")" "datagrams ${want% *}, distinct ${want% *}, bytes ${want#* }, out of order 0, duplicated 0, wrong 0, end ${want% *}" \
+				"udppeer's count of dgramsend $m $len"
+		done
+	done
+}
+
 # Every shape: datagram sizes from the smallest (one byte of data) to the
 # largest, batches of one datagram to the most, depths of 1 to 64; each
 # shape twice. The smallest datagrams carry small files only.

@@ -149,7 +149,7 @@ struct sender {
 	int debug;
 	uint64_t paced_from_ns, paced_bytes;
 	struct mmsghdr *msgs;	/* sendmmsg: a batch's */
-	struct iovec *iovs;
+	struct iovec *iovs;	/* a batch's: the slices it reads, then sendmmsg's datagrams */
 	unsigned results_due;	/* uring: a batch's sends not yet completed */
 	int acked;		/* zcs answered the END */
 	uint64_t acked_datagrams, acked_bytes;	/* what zcs says it received */

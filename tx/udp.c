@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,15 +92,50 @@ static void connected_zerocopy(struct sender *snd)
 }
 
 /*
+ * The n slices of f from at, in one preadv(), again from where a short one
+ * stopped; a slice of 0 bytes (an empty file's datagram) reads nothing.
+ */
+static void read_slices(int fd, struct iovec *iov, unsigned n, const struct tx_file *f,
+			uint64_t at)
+{
+	unsigned i = 0;
+
+	for (;;) {
+		ssize_t got;
+
+		while (i < n && iov[i].iov_len == 0)
+			i++;
+		if (i == n)
+			return;
+		got = preadv(fd, iov + i, n - i, at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			err(1, "read %s", f->path);
+		if (got == 0)
+			tx_die_shrunk(f, at);
+		at += got;
+		for (; i < n && (size_t)got >= iov[i].iov_len; i++)
+			got -= iov[i].iov_len;
+		if (got > 0) {
+			iov[i].iov_base = (char *)iov[i].iov_base + got;
+			iov[i].iov_len -= got;
+		}
+	}
+}
+
+/*
  * A batch of f's datagrams from *at, in buf: their headers, numbered on from
- * snd->datagrams, and their slices read from fd. At least one datagram: a
- * file of 0 bytes is one of the header alone. Returns how many; *bytes is
- * their length in all.
+ * snd->datagrams, and their slices read from fd in one call (a read a slice
+ * cost zcc -u -m gso half as much again as a sender that reads a batch).
+ * At least one datagram: a file of 0 bytes is one of the header alone.
+ * Returns how many; *bytes is their length in all.
  */
 static unsigned build_batch(struct sender *snd, int fd, const struct tx_file *f, uint32_t loop,
 			    uint32_t file, uint64_t *at, char *buf, size_t *bytes)
 {
 	size_t room = snd->dgram_bytes - DGRAM_HEADER_BYTES, pos = 0;
+	uint64_t from = *at;
 	unsigned n = 0;
 
 	do {
@@ -110,12 +146,12 @@ static unsigned build_batch(struct sender *snd, int fd, const struct tx_file *f,
 
 		dgram_put_header((unsigned char *)buf + pos, &h);
 		pos += DGRAM_HEADER_BYTES;
-		for (size_t got = 0; got < data;)
-			got += tx_read_chunk(fd, buf + pos + got, data - got, f, *at + got);
+		snd->iovs[n] = (struct iovec){ .iov_base = buf + pos, .iov_len = data };
 		pos += data;
 		*at += data;
 		n++;
 	} while (n < snd->batch && *at < f->size);
+	read_slices(fd, snd->iovs, n, f, from);
 	*bytes = pos;
 	return n;
 }
