@@ -52,24 +52,33 @@ uint32_t tx_zc_overlap(const struct zc_slot *z, const struct net_zc_range *r)
 	return b >= a ? b - a + 1 : 0;
 }
 
+/* One completion, if one is queued: its range of ids counted against the buffers; 1, or 0. */
+static int zc_take_one(struct sender *snd)
+{
+	struct net_zc_range r;
+	int rc = net_take_zc_completion(snd->sock, &r);
+	uint32_t ids;
+
+	if (rc < 0)
+		tx_die_sending(snd, "reading MSG_ZEROCOPY completions");
+	if (rc == 0)
+		return 0;
+	ids = r.hi - r.lo + 1;
+	for (unsigned i = 0; i < snd->depth; i++)
+		snd->slots[i].pending -= tx_zc_overlap(&snd->slots[i], &r);
+	snd->zc_sends += ids;
+	if (r.copied)
+		snd->zc_copied += ids;
+	return 1;
+}
+
 /* Read every completion queued now; returns how many ranges there were. */
 static int zc_take_completions(struct sender *snd)
 {
-	struct net_zc_range r;
-	int n = 0, rc;
+	int n = 0;
 
-	while ((rc = net_take_zc_completion(snd->sock, &r)) == 1) {
-		uint32_t ids = r.hi - r.lo + 1;
-
-		for (unsigned i = 0; i < snd->depth; i++)
-			snd->slots[i].pending -= tx_zc_overlap(&snd->slots[i], &r);
-		snd->zc_sends += ids;
-		if (r.copied)
-			snd->zc_copied += ids;
+	while (zc_take_one(snd))
 		n++;
-	}
-	if (rc < 0)
-		tx_die_sending(snd, "reading MSG_ZEROCOPY completions");
 	return n;
 }
 
@@ -97,14 +106,20 @@ static void zc_poll(struct sender *snd, uint64_t deadline)
 		err(1, "poll");
 }
 
+/*
+ * A completion at a time, and none asked for once z is free: reading the
+ * queue dry cost a failed recvmsg() a buffer, and zcc -u -m gso-zerocopy a
+ * fifth more CPU than a sender that stops at the one it needs.
+ */
 void tx_zc_wait(struct sender *snd, const struct zc_slot *z)
 {
-	uint64_t deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
+	uint64_t deadline = 0;
 
-	for (;;) {
-		zc_take_completions(snd);
-		if (zc_pending(snd, z) == 0)
-			return;
+	while (zc_pending(snd, z) > 0) {
+		if (zc_take_one(snd))
+			continue;
+		if (!deadline)
+			deadline = timing_now_ns() + snd->wait_secs * NSEC_PER_SEC;
 		zc_poll(snd, deadline);
 	}
 }
