@@ -261,7 +261,7 @@ zcc_mbs() {
 	if [ $# = 1 ]; then what="<$(basename "$1"), $(($(stat -c %s "$1") / 1048576)) MiB>"; else what="<$# files>"; fi
 	n=$(grep -c '^{' "$zcs_out" || true)
 	"$ROOT/zcc" -J -s 127.0.0.1 -p "$port" -n 1 "${args[@]}" "$@" >"$work/probe"
-	loops=$(awk -v s="$secs" "$JSON_AWK"'{ n = int(s / json_num(json_result($0), "seconds") + 0.999); print n < 1 ? 1 : n }' "$work/probe")
+	loops=$(awk -v s="$secs" "$JSON_AWK"'{ n = int(s / json_get($0, "result.seconds") + 0.999); print n < 1 ? 1 : n }' "$work/probe")
 	echo "# $ROOT/zcc -s 127.0.0.1 -p $port -n $loops ${args[*]} $what" >&3
 	"$ROOT/zcc" -s 127.0.0.1 -p "$port" -n "$loops" "${args[@]}" "$@" >/dev/null
 	for _ in $(seq 1 100); do

@@ -27,6 +27,34 @@ need_python() {
 		skip "python3 is not installed (apt-get install python3)"
 }
 
+# The scripts' reader (scripts/json.awk) reads each member by its path:
+# with -P a stream's "bytes" and "sends" come before the transfer's, and
+# are never taken for them. Python's json reads the same object as it.
+test_the_scripts_json_reader_takes_each_member_by_its_path() {
+	local got want
+	need_python
+	make_files "$T/f"
+	start_zcs
+	"$ROOT/zcc" -J -P 2 -m zerocopy -n 3 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -P 2 failed"
+	got=$(awk "$JSON_AWK"'{
+		print json_get($0, "result.bytes"), json_get($0, "result.zerocopy.sends"),
+			json_get($0, "streams.1.bytes"), json_get($0, "streams.0.zerocopy.sends"),
+			json_get($0, "settings.mode"), json_count($0, "streams"),
+			"[" json_get($0, "settings.cpu") "]", "[" json_get($0, "result") "]", "[" json_get($0, "no.such") "]"
+	}' "$T/out")
+	want=$(jq_py "$T/out" '" ".join(str(x) for x in (objs[0]["result"]["bytes"], objs[0]["result"]["zerocopy"]["sends"],
+		objs[0]["streams"][1]["bytes"], objs[0]["streams"][0]["zerocopy"]["sends"], objs[0]["settings"]["mode"],
+		len(objs[0]["streams"]), "[]", "[]", "[]"))')
+	expect_eq "$got" "$want" "json_get against python"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["bytes"] == objs[0]["streams"][0]["bytes"] + objs[0]["streams"][1]["bytes"]')" \
+		True "the transfer's bytes, the streams' sum"
+	got=$(printf '%s\n' '{"a":[],"b":[1,[2,3],{"c":null,"d":"x.y"}],"e":{"f":true,"g":-1.5e3}}' | awk "$JSON_AWK"'{
+		print json_count($0, "a"), json_count($0, "b"), json_count($0, "b.1"), json_get($0, "b.1.1"),
+			json_get($0, "b.2.d"), "[" json_get($0, "b.2.c") "]", json_get($0, "e.f"), json_get($0, "e.g")
+	}')
+	expect_eq "$got" "0 3 2 3 x.y [] true -1.5e3" "json_get of nested arrays and objects"
+}
+
 test_zcc_J_prints_the_summary_as_one_object() {
 	local want out
 	need_python

@@ -144,12 +144,12 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 	want=$(awk -v g="$got" -v n="$(allowed_cpus)" 'BEGIN { print g / n }')
 	echo "$out" | awk -v want="$want" -v width="$width" "$JSON_AWK"'
 		{
-			c = json_after($0, "comparisons")
-			if (json_str(c, "arm") != "write#2" || json_str(c, "against") != "write#1") {
-				print "write#2 was not the dearer: " substr(c, 1, 80); exit 1
+			c = "turns.comparisons.0."
+			if (json_get($0, c "arm") != "write#2" || json_get($0, c "against") != "write#1") {
+				print "write#2 was not the dearer: " json_get($0, c "arm"); exit 1
 			}
-			l = json_after(c, "load_points")
-			m = json_num(l, "estimate"); lo = json_num(l, "lo"); hi = json_num(l, "hi")
+			l = c "load_points."
+			m = json_get($0, l "estimate"); lo = json_get($0, l "lo"); hi = json_get($0, l "hi")
 			printf "# known load %.2f points: found %+.2f [%+.2f, %+.2f]\n", want, m, lo, hi
 			if (!(lo - 0.5 <= want && want <= hi + 0.5)) { print "the interval misses the load"; exit 1 }
 			if (lo <= 0) { print "the interval does not tell the load from none"; exit 1 }
