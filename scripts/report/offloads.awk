@@ -1,0 +1,31 @@
+# offloads.awk: the two offload states of a runs CSV compared cell by cell. For zc-report,
+# after stats.awk and runs.awk.
+{
+	key = $c["placement"] " " $c["recv"] " " $c["mode"] " " $c["bufsize"] (rate() == "-" ? "" : " " rate())
+	st = $c["offload"]
+	if (st ~ /^sg:on/) on_state = st; else off_state = st
+	d[key, st, $c["round"]] = $c["demand_us_per_kb"]
+	tx[key, st] = tx[key, st] " " $c["tx_pps"]
+	if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
+	rounds[$c["round"]] = 1
+}
+END {
+	printf "Offloads: the service demand (zcc -c) with %s against %s, the median of the\n", off_state, on_state
+	print "rounds' paired ratios with its interval, and the sender's tx pps in each state:"
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && keys[j - 1] > keys[j]; j--) { t = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = t }
+	for (i = 1; i <= n; i++) {
+		list = ""
+		for (r in rounds)
+			if ((keys[i], on_state, r) in d && (keys[i], off_state, r) in d && d[keys[i], on_state, r] > 0)
+				list = list " " 100 * (d[keys[i], off_state, r] / d[keys[i], on_state, r] - 1)
+		split(stats(list), s, " ")
+		split(stats(tx[keys[i], on_state]), a, " ")
+		split(stats(tx[keys[i], off_state]), b, " ")
+		split(keys[i], id, " ")
+		printf "  %-56s %+.1f%% [%+.1f, %+.1f]  tx pps %.0f -> %.0f\n",
+			"placement " id[1] ", zcs -m " id[2] ", " id[3] (id[4] == "-" ? "" : (id[3] ~ /^udp-/ ? " -l " : " -b ") id[4]) \
+				(id[5] == "" ? "" : ", paced at " id[5]),
+			s[1], s[2], s[3], a[1], b[1]
+	}
+}
