@@ -115,12 +115,24 @@ test_a_load_below_0_says_what_it_means() {
 	grep '^System load:' "$T/out" | sed 1d | grep -v -E '^System load: *-[0-9.]+% \(below 0 by more than the calibration.s spread of 0\.5 points: recalibrate on an idle system\)$' &&
 		fail "bad line for a load far below 0"
 	printf '%s\ncpus %s\n' $((rate * 4 / 5)) "$n" >"$T/counts_per_sec"
-	(cd "$T" && "$ROOT/cyclesoak" -1 -m 200 >"$T/out" 2>"$T/err") || fail "-1 failed"
-	expect_match "$(cat "$T/out")" '^-[0-9]+\.[0-9]$'
+	one_shot_below_0
 	expect_eq "$(cat "$T/err")" "cyclesoak: $(cat "$T/out")% is below 0: the meter's noise, or a calibration made on a busier system"
 	printf '%s\ncpus %s\nspread 50.00%%\n' $((rate * 4 / 5)) "$n" >"$T/counts_per_sec"
-	(cd "$T" && "$ROOT/cyclesoak" -1 -m 200 >"$T/out" 2>"$T/err") || fail "-1 failed"
+	one_shot_below_0
 	expect_eq "$(cat "$T/err")" "cyclesoak: $(cat "$T/out")% is below 0, within the calibration's spread of 50.0 points"
+}
+
+# one_shot_below_0: cyclesoak -1 against a calibration a fifth above the
+# rate now, until it reads below 0 (three tries): a shared machine once
+# took a quarter of the soakers' rate away for a 200 ms window, and the
+# load read +7.3%.
+one_shot_below_0() {
+	local try
+	for try in 1 2 3; do
+		(cd "$T" && "$ROOT/cyclesoak" -1 -m 200 >"$T/out" 2>"$T/err") || fail "-1 failed: $(cat "$T/err")"
+		grep -qE '^-[0-9]+\.[0-9]$' "$T/out" && return
+	done
+	fail "three windows read $(cat "$T/out")%, not below 0, against a calibration a fifth above the rate"
 }
 
 test_one_shot_prints_only_the_number() {
