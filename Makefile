@@ -15,6 +15,10 @@ ZC_LDFLAGS += -fsanitize=address,undefined
 endif
 
 BUILD = build
+# Build on every CPU unless told how (make -jN), and never beside a clean.
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 PROGS = zcs zcc cyclesoak run_rr
 LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
@@ -99,7 +103,7 @@ layers: $(PROGS)
 	@bash scripts/layers $(PROG_OBJS)
 
 check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
-	@bash tests/run.sh $(UNIT_TESTS)
+	@MAKEFLAGS= bash tests/run.sh $(UNIT_TESTS)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz_%.c lib/%.c lib/%.h
 	@mkdir -p $(@D)
