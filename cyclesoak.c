@@ -5,13 +5,17 @@
  * is how far their rate falls below the rate calibrated on an idle system.
  */
 #include <err.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/cpu.h"
+#include "lib/hostlock.h"
 #include "lib/json.h"
 #include "lib/opt.h"
 #include "lib/sampling.h"
@@ -28,11 +32,13 @@ struct settings {
 	int json;		/* -J */
 	int n_cpus; /* 0: every CPU in the affinity mask */
 	long period_ms;
+	char **hold;		/* -H: the command to run holding the host's meter */
 };
 
 static volatile sig_atomic_t stop_signal;
 
-static const char usage[] = "usage: cyclesoak [-BCdhJk1] [-N cpus] [-p secs | -m msecs]\n";
+static const char usage[] = "usage: cyclesoak [-BCdhJk1] [-N cpus] [-p secs | -m msecs]\n"
+			    "       cyclesoak -H command [arg...]\n";
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
@@ -40,7 +46,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 
 	*s = (struct settings){ .period_ms = 1000 };
 	opt_init(usage);
-	while ((c = getopt(argc, argv, ":BCdhJk1N:p:m:")) != -1) {
+	int hold = 0;
+
+	while ((c = getopt(argc, argv, "+:BCdhHJk1N:p:m:")) != -1) {
 		switch (c) {
 		case 'B':
 			s->per_cpu = 1;
@@ -54,6 +62,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'h':
 			opt_usage(stdout);
 			exit(0);
+		case 'H':
+			hold = 1;
+			break;
 		case 'J':
 			s->json = 1;
 			break;
@@ -87,6 +98,15 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		opt_failx("-B is for the load lines: -1 prints the load alone (-J has each CPU's share)");
 	if (have_p && have_m)
 		opt_failx("-p and -m both set the period: give one of them");
+	if (hold) {
+		if (s->per_cpu || s->calibrate || s->debug || s->json || s->kernel || s->one_shot ||
+		    s->n_cpus || have_p || have_m)
+			opt_failx("-H takes no other option: cyclesoak -H command [arg...]");
+		if (optind == argc)
+			opt_failx("-H needs a command to run holding the host's meter");
+		s->hold = argv + optind;
+		return;
+	}
 	if (optind < argc)
 		opt_failx("unexpected argument '%s'", argv[optind]);
 }
@@ -186,6 +206,53 @@ static int print_load(void *arg, const struct soak_sample *a, const struct soak_
 	return 0;
 }
 
+/* -H: the command, whose stop signals reach it through cyclesoak. */
+static pid_t held_child;
+
+static void pass_on_stop_signal(int sig)
+{
+	if (held_child > 0)
+		kill(held_child, sig);
+}
+
+/*
+ * -H: wait for the host's meter (ZC_METER_WAIT), hold it with no soakers
+ * while the command runs, and end as the command did: other meters on the
+ * host wait for it, and the meters the command starts take their turns
+ * inside it. Returns the command's exit status, 128 + N if signal N killed
+ * it, 127 if it could not be run.
+ */
+static int hold_the_meter(char **cmd)
+{
+	char why[512];
+	long wait_secs = hostlock_wait_secs(why, sizeof(why));
+	int fd, st;
+
+	if (wait_secs < 0)
+		errx(1, "%s", why);
+	/* A hold outlives no one: it ends, and its command with it, when its parent goes. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
+		errx(1, "-H: the process that started cyclesoak has gone");
+	if (hostlock_hold(SOAK_LOCK_FILE, &fd, wait_secs, stderr, why, sizeof(why)) < 0)
+		errx(1, "%s", why);
+	stopsig_catch(pass_on_stop_signal);
+	fflush(NULL);
+	held_child = fork();
+	if (held_child < 0)
+		err(1, "fork");
+	if (held_child == 0) {
+		stopsig_uncatch(pass_on_stop_signal);
+		execvp(cmd[0], cmd);
+		warn("%s", cmd[0]);
+		_exit(127);
+	}
+	while (waitpid(held_child, &st, 0) < 0)
+		if (errno != EINTR)
+			err(1, "waitpid");
+	close(fd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(int argc, char **argv)
 {
 	struct settings s;
@@ -194,6 +261,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_options(argc, argv, &s);
+	if (s.hold)
+		return hold_the_meter(s.hold);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rc = soak_open(&meter, s.n_cpus, s.debug);
 	if (rc == SOAK_TOO_MANY_CPUS)

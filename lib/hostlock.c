@@ -1,4 +1,7 @@
 #include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <time.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -65,11 +68,10 @@ static int lock_refused(const char *path, const char *what, char *err, size_t er
 	return -1;
 }
 
-int hostlock_take(const char *path, int *lock_fd, char *err, size_t errlen)
+/* Open (or make) the lock file: the fd, or -1 with err. */
+static int open_lock(const char *path, char *err, size_t errlen)
 {
 	const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	char name[64], user[64], what[160];
 	struct stat st;
 	int fd = open(path, flags);
 
@@ -93,23 +95,160 @@ int hostlock_take(const char *path, int *lock_fd, char *err, size_t errlen)
 		close(fd);
 		return lock_refused(path, "is not a regular file", err, errlen);
 	}
-	if (fcntl(fd, F_SETLK, &fl) == 0) {
-		*lock_fd = fd;
+	return fd;
+}
+
+/* The parent of process pid, from /proc; 0 if unknown. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
 		return 0;
-	}
+	/* pid (comm) state ppid: comm may hold anything, so read after its last ')'. */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && sscanf(p + 1, " %*c %d", &ppid) != 1)
+		ppid = 0;
+	fclose(f);
+	return ppid;
+}
+
+/* Process pid is this process's parent, or its parent's, and so on (init aside). */
+static int is_ancestor(pid_t pid)
+{
+	for (pid_t p = getppid(); p > 1; p = parent_of(p))
+		if (p == pid)
+			return 1;
+	return 0;
+}
+
+int hostlock_inside(pid_t holder)
+{
+	pid_t started_by = parent_of(holder);
+
+	return is_ancestor(holder) || started_by == getpid() || (started_by > 1 && is_ancestor(started_by));
+}
+
+/*
+ * One byte of the lock: 0 taken, 1 held by another (*holder: its pid, 0 if
+ * unknown), -1 on an error (err).
+ */
+static int lock_byte(int fd, off_t byte, pid_t *holder, const char *path, char *err, size_t errlen)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
+
+	if (fcntl(fd, F_SETLK, &fl) == 0)
+		return 0;
 	if (errno != EACCES && errno != EAGAIN) {
 		snprintf(err, errlen, "locking %s: %s", path, strerror(errno));
-		close(fd);
 		return -1;
 	}
 	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
 		fl.l_pid = 0;
+	*holder = fl.l_pid;
+	return 1;
+}
+
+/*
+ * One try: a meter takes byte HOSTLOCK_METER, and byte HOSTLOCK_HOLD too
+ * unless it runs inside the holder's hold (hostlock_inside); a holder takes
+ * byte HOSTLOCK_HOLD the same way, and byte HOSTLOCK_METER only for a
+ * moment, to know that no meter is running. 0 taken, 1 held by another (*holder), -1 on an error.
+ */
+static int try_lock(int fd, int meter, pid_t *holder, const char *path, char *err, size_t errlen)
+{
+	int rc = lock_byte(fd, HOSTLOCK_HOLD, holder, path, err, errlen);
+
+	/* Inside a hold, a meter takes its turn; a holder holds nothing more. */
+	if (rc == 1 && *holder > 0 && hostlock_inside(*holder))
+		rc = 0;
+	if (rc != 0)
+		return rc;
+	rc = lock_byte(fd, HOSTLOCK_METER, holder, path, err, errlen);
+	/* A holder starts once no meter is running, even inside another hold. */
+	if (rc == 0 && !meter) {
+		struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
+				    .l_start = HOSTLOCK_METER, .l_len = 1 };
+
+		fcntl(fd, F_SETLK, &fl);
+	}
+	return rc;
+}
+
+/* Who holds it: "pid N (name, user U)". */
+static void describe(pid_t pid, char *what, size_t size)
+{
+	char name[64], user[64];
+
+	process_name(pid, name, sizeof(name));
+	process_user(pid, user, sizeof(user));
+	snprintf(what, size, "pid %d (%s, user %s)", (int)pid, name, user);
+}
+
+static int take(const char *path, int meter, int *lock_fd, long wait_secs, FILE *say, char *err,
+		size_t errlen)
+{
+	char what[160];
+	pid_t holder = 0, said = -1;
+	time_t deadline = time(NULL) + wait_secs;
+	int fd = open_lock(path, err, errlen), rc;
+
+	if (fd < 0)
+		return -1;
+	while ((rc = try_lock(fd, meter, &holder, path, err, errlen)) == 1 && time(NULL) < deadline) {
+		if (say && holder != said) {
+			describe(holder, what, sizeof(what));
+			fprintf(say, "%s: waiting for the host's meter: %s holds %s (at most %ld s in "
+				"all; ZC_METER_WAIT sets it, 0 to not wait)\n", program_invocation_short_name,
+				what, path, wait_secs);
+			said = holder;
+		}
+		poll(NULL, 0, HOSTLOCK_POLL_MS);
+	}
+	if (rc == 0) {
+		*lock_fd = fd;
+		return 0;
+	}
 	close(fd);
-	process_name(fl.l_pid, name, sizeof(name));
-	process_user(fl.l_pid, user, sizeof(user));
-	snprintf(what, sizeof(what), "pid %d (%s, user %s)", (int)fl.l_pid, name, user);
+	if (rc < 0)
+		return -1;
+	describe(holder, what, sizeof(what));
 	snprintf(err, errlen,
 		 "another meter is running on this host: %s holds %s; two meters count "
 		 "each other's soakers, and both would be wrong", what, path);
+	if (wait_secs > 0)
+		snprintf(err + strlen(err), errlen - strlen(err), " (waited %ld s for it: ZC_METER_WAIT)",
+			 wait_secs);
 	return -1;
+}
+
+int hostlock_take(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen)
+{
+	return take(path, 1, lock_fd, wait_secs, say, err, errlen);
+}
+
+int hostlock_hold(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen)
+{
+	return take(path, 0, lock_fd, wait_secs, say, err, errlen);
+}
+
+long hostlock_wait_secs(char *err, size_t errlen)
+{
+	const char *v = getenv("ZC_METER_WAIT");
+	char *end;
+	long secs;
+
+	if (!v)
+		return HOSTLOCK_DEFAULT_WAIT_SECS;
+	errno = 0;
+	secs = strtol(v, &end, 10);
+	if (!*v || *end || errno || secs < 0 || secs > HOSTLOCK_MAX_WAIT_SECS) {
+		snprintf(err, errlen, "ZC_METER_WAIT '%.32s': not a number of seconds from 0 to %d", v,
+			 HOSTLOCK_MAX_WAIT_SECS);
+		return -1;
+	}
+	return secs;
 }

@@ -3,6 +3,8 @@
 #define ZC_HOSTLOCK_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 /*
  * Two meters on one host count each other's soakers, and both figures are
@@ -15,17 +17,48 @@
 #define SOAK_LOCK_FILE "/tmp/zc-meter.lock"
 
 /*
- * Open the lock file at path and lock it for good (the kernel drops the lock
- * when the process dies): 0 with *lock_fd open, or -1 with a line in err
- * (errlen bytes) that names the process and user that hold it, or what is
- * wrong with the file and whose it is. The file is made readable and
- * writable by all, whatever the umask, so that every user's meters share
- * it; one that exists is opened without O_CREAT, which fs.protected_regular
- * would refuse in /tmp for a file of another user's. A symbolic link or
- * anything but a regular file there is refused (O_NOFOLLOW, then fstat),
- * never followed: where fs.protected_symlinks is 0, root would otherwise
- * lock whatever another user's link names.
+ * The lock's two bytes. A meter (its soakers running) locks HOSTLOCK_METER,
+ * and HOSTLOCK_HOLD as well unless it runs inside the hold of the process
+ * that holds that (hostlock_inside): a holder (cyclesoak -H, which
+ * zc-matrix and make check run) keeps every other meter on the host
+ * waiting, while the meters run inside it take their turns. A lock of the
+ * whole file (an older zc) stands in the way of both.
  */
-int hostlock_take(const char *path, int *lock_fd, char *err, size_t errlen);
+#define HOSTLOCK_HOLD 0
+#define HOSTLOCK_METER 1
+
+/* How long a meter waits for the host's meter by default (ZC_METER_WAIT), and at most. */
+#define HOSTLOCK_DEFAULT_WAIT_SECS 600
+#define HOSTLOCK_MAX_WAIT_SECS 86400
+/* How often a waiting meter tries again. */
+#define HOSTLOCK_POLL_MS 100
+
+/*
+ * Open the lock file at path and lock it for good (the kernel drops the lock
+ * when the process dies), as a meter (hostlock_take) or a holder
+ * (hostlock_hold): 0 with *lock_fd open. Held by another, it tries again
+ * every HOSTLOCK_POLL_MS for wait_secs in all, saying on say (unless NULL)
+ * who holds it, once for each holder; then -1 with a line in err (errlen
+ * bytes) that names the process and user that hold it, and the wait. Or -1
+ * with what is wrong with the file and whose it is. The file is made
+ * readable and writable by all, whatever the umask, so that every user's
+ * meters share it; one that exists is opened without O_CREAT, which
+ * fs.protected_regular would refuse in /tmp for a file of another user's. A
+ * symbolic link or anything but a regular file there is refused
+ * (O_NOFOLLOW, then fstat), never followed: where fs.protected_symlinks is
+ * 0, root would otherwise lock whatever another user's link names.
+ */
+int hostlock_take(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen);
+int hostlock_hold(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen);
+
+/* ZC_METER_WAIT: the seconds a meter waits, HOSTLOCK_DEFAULT_WAIT_SECS if unset; -1 with err if bad. */
+long hostlock_wait_secs(char *err, size_t errlen);
+
+/*
+ * This process runs inside the hold of holder: the holder is one of its
+ * ancestors (cyclesoak -H command), or was started by one of them, or by
+ * this process itself (a script that holds the meter beside what it runs).
+ */
+int hostlock_inside(pid_t holder);
 
 #endif

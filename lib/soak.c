@@ -238,13 +238,17 @@ static int fail_start(struct soak *m, const char *what, int errnum)
 
 int soak_start(struct soak *m)
 {
-	uint64_t deadline = timing_now_ns() + SOAK_START_TIMEOUT_NS;
+	long wait_secs = hostlock_wait_secs(m->err, sizeof(m->err));
+	uint64_t deadline;
 	pid_t meter = getpid(), group;
 	char what[96];
 	int st;
 
-	if (hostlock_take(SOAK_LOCK_FILE, &m->lock_fd, m->err, sizeof(m->err)) < 0)
+	/* The host's meter, once it is free (ZC_METER_WAIT), and then the soakers' start. */
+	if (wait_secs < 0 ||
+	    hostlock_take(SOAK_LOCK_FILE, &m->lock_fd, wait_secs, stderr, m->err, sizeof(m->err)) < 0)
 		return -1;
+	deadline = timing_now_ns() + SOAK_START_TIMEOUT_NS;
 	m->pids = calloc(m->n_cpus, sizeof(*m->pids));
 	m->clocks = calloc(m->n_cpus, sizeof(*m->clocks));
 	m->shared = mmap(NULL, shared_bytes(m->n_cpus), PROT_READ | PROT_WRITE,

@@ -81,6 +81,11 @@ run_tests() {
 		rc=$?
 		# TEST_TIMES=FILE: each test's seconds, to find what makes make check slow.
 		[ -z "${TEST_TIMES:-}" ] || echo "$((SECONDS - began)) $(basename "$0") $name" >>"$TEST_TIMES"
+		# A meter that waited ZC_METER_WAIT for another on the host in vain: not a failure.
+		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && printf '%s\n' "$out" | grep -q 'for it: ZC_METER_WAIT)'; then
+			rc=77
+			out="# skip: the host's meter stayed busy: $(printf '%s\n' "$out" | grep -o 'another meter is running on this host: [^;]*' | head -n 1)"
+		fi
 		case "$rc" in
 		0) echo "ok $(basename "$0"): $name" ;;
 		77)

@@ -273,12 +273,19 @@ calibrate_here() {
 		fail "calibration failed: $(cat "$T/calibration")"
 }
 
-# counts_from OUTPUT CPUS: the counts_per_sec that calibration OUTPUT must
-# have written: the median of the last five samples, the CPU count, and how
-# far those samples spread, (max - min) / median, in percent.
-counts_from() {
-	grep '^calibrating:' "$1" | tail -n 5 | awk '{ print $2 }' | sort -n |
-		awk -v n="$2" '{ v[NR] = $1 } END { printf "%s\ncpus %s\nspread %.2f%%\n", v[3], n, 100 * (v[5] - v[1]) / v[3] }'
+# expect_counts FILE OUTPUT CPUS: FILE is the counts_per_sec that calibration
+# OUTPUT must have written: the median of the last five samples, the CPU
+# count, and how far those samples spread, (max - min) / median, in percent,
+# to within a hundredth of a point (the program takes it from the samples
+# before they are rounded to the lines it prints).
+expect_counts() {
+	local want
+	want=$(grep '^calibrating:' "$2" | tail -n 5 | awk '{ print $2 }' | sort -n |
+		awk -v n="$3" '{ v[NR] = $1 } END { printf "%s\ncpus %s\n%.4f\n", v[3], n, 100 * (v[5] - v[1]) / v[3] }')
+	expect_eq "$(head -n 2 "$1")" "$(head -n 2 <<<"$want")" "$1's rate and CPUs"
+	awk -v got="$(sed -n 's/^spread \([0-9.]*\)%$/\1/p' "$1")" -v want="$(tail -n 1 <<<"$want")" \
+		'BEGIN { exit !(got != "" && (got - want) ^ 2 <= 0.0001 + 1e-9) }' ||
+		fail "$1's spread: got '$(sed -n 3p "$1")', expected about $(tail -n 1 <<<"$want")%"
 }
 
 # start_cyclesoak ARGS...: cyclesoak ARGS in $T (so it reads $T/counts_per_sec),
@@ -290,6 +297,14 @@ start_cyclesoak() {
 	CS_PID=$!
 	started "$CS_PID"
 	wait_until 10 grep -q '^System load:' "$T/out" || fail "no load line: $(cat "$T/err")"
+}
+
+# in_private_tmp SCRIPT: SCRIPT run by sh in a mount namespace of its own
+# whose /tmp is $T/ft (the caller copies there what SCRIPT runs): the host's
+# meter lock, a fixed name in /tmp, is made there and not in the real /tmp,
+# outside make check's hold of the meter.
+in_private_tmp() {
+	unshare --mount --propagation private sh -c 'mount --bind "$1" /tmp && cd /tmp && eval "$2"' _ "$T/ft" "$1"
 }
 
 # PIDs of the soakers (children) of a process, one a line.

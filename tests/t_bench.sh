@@ -954,6 +954,30 @@ test_dgram_sender_cost_gives_each_mode_against_the_minimal_sender() {
 	expect_eq "$out" "dgram-sender-cost: --zcc $T/none: not a program" "--zcc"
 }
 
+# A meter running on the host when zc-matrix starts: zc-matrix waits its
+# turn, saying who holds the meter, and runs once it is free; its runs
+# never go beside another meter's.
+test_matrix_waits_for_the_hosts_meter_and_then_runs() {
+	local pid
+	calibrate_here
+	start_cyclesoak -m 100
+	(cd "$T" && ZC_METER_WAIT=60 exec bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --out "$T/mx" \
+		--modes sendfile --placements none --rounds 1 --loops 5) >"$T/table" 2>"$T/err" &
+	pid=$!
+	started "$pid"
+	wait_until 20 grep -q "waiting for the host's meter" "$T/err" || fail "zc-matrix did not wait: $(cat "$T/err")"
+	expect_eq "$(grep "waiting for the host's meter" "$T/err")" \
+		"cyclesoak: waiting for the host's meter: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock (at most 60 s in all; ZC_METER_WAIT sets it, 0 to not wait)" \
+		"the line of the wait"
+	sleep 0.5
+	[ ! -s "$T/mx/zc-matrix-runs.csv" ] || fail "zc-matrix measured beside the meter: $(cat "$T/mx/zc-matrix-runs.csv")"
+	kill "$CS_PID"
+	wait_until 60 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "zc-matrix did not end once the meter was free"
+	wait "$pid" || fail "zc-matrix failed: $(cat "$T/err")"
+	expect_eq "$(sed 1d "$T/mx/zc-matrix-runs.csv" | wc -l)" 1 "runs"
+	grep -q '^Verdict' "$T/table" || fail "no verdict: $(cat "$T/table")"
+}
+
 test_matrix_rejects_bad_options() {
 	local rc=0
 	bad_option "--modes: unknown mode 'splic'" --modes sendfile,splic

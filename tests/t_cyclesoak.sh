@@ -15,7 +15,7 @@ test_calibration_prints_each_period_and_writes_the_median() {
 	expect_eq "$(grep -c -E '^calibrating: [0-9]+ loops/sec$' "$T/calibration")" 7 "calibrating lines"
 	median=$(grep '^calibrating:' "$T/calibration" | tail -n 5 | awk '{ print $2 }' | sort -n | sed -n 3p)
 	expect_eq "$(tail -n 1 "$T/calibration")" "calibrated OK.  $median loops/sec"
-	expect_eq "$(cat "$T/counts_per_sec")" "$(counts_from "$T/calibration" "$n")" "counts_per_sec"
+	expect_counts "$T/counts_per_sec" "$T/calibration" "$n"
 	ls "$T" | grep -q 'counts_per_sec\.tmp' && fail "temporary file left behind"
 	return 0
 }
@@ -174,6 +174,8 @@ test_C_in_a_directory_it_cannot_write_fails_at_once() {
 # it, and zcc sends nothing; once it is gone, a meter starts.
 test_a_second_meter_on_the_host_is_refused_naming_the_first() {
 	local prog rc why
+	# Refused at once, not waited for.
+	export ZC_METER_WAIT=0
 	calibrate_here
 	start_cyclesoak -m 100
 	why="another meter is running on this host: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
@@ -196,10 +198,77 @@ test_a_second_meter_on_the_host_is_refused_naming_the_first() {
 		fail "zcc -c after the first meter died: $(cat "$T/second.err")"
 }
 
+# A meter that finds the host's meter taken waits its turn (ZC_METER_WAIT
+# seconds at most), saying once who holds it, and runs once it is free; a
+# wait that runs out ends with the holder named and the wait; a bad
+# ZC_METER_WAIT is an error that names it.
+test_a_second_meter_waits_its_turn_saying_who_holds_the_meter() {
+	local pid rc=0
+	calibrate_here
+	start_cyclesoak -m 100
+	(cd "$T" && ZC_METER_WAIT=20 exec "$ROOT/cyclesoak" -1 -m 100 >"$T/out2" 2>"$T/err2") &
+	pid=$!
+	started "$pid"
+	wait_until 5 test -s "$T/err2" || fail "the second meter said nothing"
+	expect_eq "$(cat "$T/err2")" "cyclesoak: waiting for the host's meter: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock (at most 20 s in all; ZC_METER_WAIT sets it, 0 to not wait)" \
+		"the waiting line"
+	sleep 0.3
+	kill -0 "$pid" 2>/dev/null || fail "the second meter did not wait: $(cat "$T/out2" "$T/err2")"
+	kill "$CS_PID"
+	wait_until 10 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "the second meter did not run once the first ended"
+	wait "$pid" || fail "the second meter failed: $(cat "$T/err2")"
+	expect_match "$(cat "$T/out2")" '^-?[0-9]+\.[0-9]$'
+	expect_eq "$(wc -l <"$T/err2")" 1 "lines on stderr"
+	start_cyclesoak -m 100
+	(cd "$T" && ZC_METER_WAIT=1 "$ROOT/cyclesoak" -1 -m 100 >"$T/out2" 2>"$T/err2") || rc=$?
+	expect_eq "$rc" 1 "exit once the wait ran out"
+	expect_eq "$(tail -n 1 "$T/err2")" "cyclesoak: another meter is running on this host: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong (waited 1 s for it: ZC_METER_WAIT)" \
+		"the wait that ran out"
+	rc=0
+	(cd "$T" && ZC_METER_WAIT=soon "$ROOT/cyclesoak" -1 -m 100 >"$T/out2" 2>"$T/err2") || rc=$?
+	expect_eq "$rc:$(cat "$T/err2")" "1:cyclesoak: ZC_METER_WAIT 'soon': not a number of seconds from 0 to 86400" "a bad ZC_METER_WAIT"
+}
+
+# cyclesoak -H COMMAND holds the host's meter while COMMAND runs, with no
+# soakers: a meter outside waits (here refused, ZC_METER_WAIT=0, naming the
+# holder), one inside takes its turn, and cyclesoak ends as COMMAND did.
+# Inside is what the holder runs, or what was started by whoever started
+# the holder (a script holds the meter beside its own meters); outside here
+# is a meter whose parent has gone. Away from make check's own hold: in a
+# /tmp of its own.
+test_H_holds_the_meter_while_its_command_runs() {
+	local rc=0
+	[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace of its own)"
+	unshare --mount true 2>/dev/null || skip "cannot make a mount namespace here"
+	calibrate_here
+	mkdir -p "$T/ft"
+	cp "$ROOT/cyclesoak" "$T/counts_per_sec" "$T/ft/"
+	timeout 30 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp '
+		./cyclesoak -H sh -c \"touch held; exec sleep 3\" & h=\$!
+		for i in \$(seq 1 50); do [ -e held ] && break; sleep 0.1; done
+		sh -c \"(sleep 0.3; ZC_METER_WAIT=0 ./cyclesoak -1 -m 100 2>outside.err; echo \\\$? >outside.rc) &\"
+		for i in \$(seq 1 50); do [ -e outside.rc ] && break; sleep 0.1; done
+		echo \"outside \$(cat outside.rc) holder \$h\"; cat outside.err >&2
+		./cyclesoak -H ./cyclesoak -1 -m 100 >/dev/null 2>&1 || echo \"a nested hold failed\"
+		wait \$h; echo \"held \$?\"
+		./cyclesoak -H ./cyclesoak -1 -m 100 >inside && echo \"inside \$(cat inside)\"
+		./cyclesoak -H sh -c \"exit 3\"; echo \"status \$?\"'" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 0 "the script's exit"
+	expect_match "$(sed -n 1p "$T/out")" '^outside 1 holder [0-9]+$'
+	expect_eq "$(sed -n 1p "$T/err")" "cyclesoak: another meter is running on this host: pid $(sed -n 's/.* holder //p' "$T/out") (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong" \
+		"the meter outside the hold"
+	expect_eq "$(sed -n 2p "$T/out")" "held 0" "the holder's exit"
+	expect_match "$(sed -n 3p "$T/out")" '^inside -?[0-9]+\.[0-9]$'
+	expect_eq "$(sed -n 4p "$T/out")" "status 3" "the command's status, passed on"
+	usage_error cyclesoak "cyclesoak: -H needs a command to run holding the host's meter" -H
+	usage_error cyclesoak "cyclesoak: -H takes no other option: cyclesoak -H command [arg...]" -k -H true
+}
+
 # A meter in another network namespace (a second host played on this one) is
 # the same host's: it is refused too.
 test_a_meter_in_another_network_namespace_is_seen() {
 	local ns=zc-lock-$$ rc=0
+	export ZC_METER_WAIT=0
 	[ "$(id -u)" = 0 ] || skip "needs root (ip netns add)"
 	ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces here"
 	calibrate_here

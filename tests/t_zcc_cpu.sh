@@ -178,7 +178,7 @@ test_C_calibrates_the_file_cyclesoak_reads() {
 	expect_eq "$(grep -c -E '^calibrating: [0-9]+ loops/sec$' "$T/out")" 7 "calibrating lines"
 	median=$(grep '^calibrating:' "$T/out" | tail -n 5 | awk '{ print $2 }' | sort -n | sed -n 3p)
 	expect_eq "$(tail -n 1 "$T/out")" "calibrated OK.  $median loops/sec"
-	expect_eq "$(cat "$T/counts_per_sec")" "$(counts_from "$T/out" 1)"
+	expect_counts "$T/counts_per_sec" "$T/out" 1
 	(cd "$T" && "$ROOT/cyclesoak" -N 1 -1 -m 100 >"$T/load") || fail "cyclesoak refused zcc's file"
 	expect_match "$(cat "$T/load")" '^-?[0-9]+\.[0-9]$'
 }

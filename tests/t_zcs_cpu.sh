@@ -81,6 +81,7 @@ test_C_N_and_T_are_checked() {
 # host's one meter.
 test_C_calibrates_as_the_hosts_meter() {
 	local pid rc=0
+	export ZC_METER_WAIT=0
 	(cd "$T" && exec "$ROOT/zcs" -C -N 1 >"$T/out" 2>"$T/err") &
 	pid=$!
 	started "$pid"
@@ -103,6 +104,7 @@ test_c_needs_a_calibration() {
 # another zcs -c refuse, naming it.
 test_c_is_the_one_meter_on_the_host() {
 	local why rc
+	export ZC_METER_WAIT=0
 	make_files "$T/f"
 	calibrate_here
 	start_zcs -c

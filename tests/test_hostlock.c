@@ -1,10 +1,12 @@
 /*
  * The host's lock, at a path of the test's own: taken once, refused to
- * another process with its name and user, and never taken through a
- * symbolic link or on a FIFO.
+ * another process with its name and user, waited for (bounded, saying who
+ * holds it), held for what runs inside a hold and for nothing else, and
+ * never taken through a symbolic link or on a FIFO.
  */
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +35,13 @@ static void a_second_process_is_refused_and_told_who_holds_it(void)
 	pid_t kid;
 
 	snprintf(path, sizeof(path), "%s/lock", dir);
-	CHECK(hostlock_take(path, &fd, got, sizeof(got)) == 0 && fd >= 0);
+	CHECK(hostlock_take(path, &fd, 0, NULL, got, sizeof(got)) == 0 && fd >= 0);
 	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0666);
 	CHECK(pipe(fds) == 0);
 	kid = fork();
 	if (kid == 0) {
 		char err[512] = "";
-		int kfd = -1, rc = hostlock_take(path, &kfd, err, sizeof(err));
+		int kfd = -1, rc = hostlock_take(path, &kfd, 0, NULL, err, sizeof(err));
 
 		if (write(fds[1], err, strlen(err)) < 0)
 			_exit(3);
@@ -58,6 +60,172 @@ static void a_second_process_is_refused_and_told_who_holds_it(void)
 	unlink(path);
 }
 
+/* In a child: hostlock_take with wait and its line on a file; its err and what it said, in got. */
+static pid_t take_in_child(const char *path, long wait, int out)
+{
+	pid_t kid;
+
+	fflush(NULL);
+	kid = fork();
+	if (kid == 0) {
+		char err[512] = "";
+		FILE *say = tmpfile();
+		char said[512] = "";
+		int kfd = -1, rc = hostlock_take(path, &kfd, wait, say, err, sizeof(err));
+
+		if (say) {
+			rewind(say);
+			if (!fgets(said, sizeof(said), say))
+				said[0] = '\0';
+		}
+		if (dprintf(out, "%s|%s", said, err) < 0)
+			_exit(3);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	return kid;
+}
+
+/* A second meter waits while the first holds the lock, says once who holds it, and takes it after. */
+static void a_second_meter_waits_for_the_first_and_says_who(void)
+{
+	char path[64], got[1024] = "", want[512];
+	int fd = -1, fds[2], st = 0;
+	pid_t kid;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	CHECK(hostlock_take(path, &fd, 0, NULL, got, sizeof(got)) == 0);
+	CHECK(pipe(fds) == 0);
+	kid = take_in_child(path, 5, fds[1]);
+	close(fds[1]);
+	usleep(300000);
+	CHECK(waitpid(kid, &st, WNOHANG) == 0);
+	close(fd);
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	close(fds[0]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(want, sizeof(want), "test_hostlock: waiting for the host's meter: pid %d (test_hostlock, "
+		 "user %s) holds %s (at most 5 s in all; ZC_METER_WAIT sets it, 0 to not wait)\n|",
+		 (int)getpid(), me(), path);
+	CHECK_STR(got, want);
+	unlink(path);
+}
+
+/* A wait that runs out says how long it waited. */
+static void a_wait_that_runs_out_says_so(void)
+{
+	char path[64], got[1024] = "", want[512];
+	int fd = -1, fds[2], st = 0;
+	pid_t kid;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	CHECK(hostlock_take(path, &fd, 0, NULL, got, sizeof(got)) == 0);
+	CHECK(pipe(fds) == 0);
+	kid = take_in_child(path, 1, fds[1]);
+	close(fds[1]);
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	close(fds[0]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	snprintf(want, sizeof(want), "another meter is running on this host: pid %d (test_hostlock, "
+		 "user %s) holds %s; two meters count each other's soakers, and both would be wrong "
+		 "(waited 1 s for it: ZC_METER_WAIT)", (int)getpid(), me(), path);
+	CHECK(strstr(got, want) != NULL);
+	close(fd);
+	unlink(path);
+}
+
+/*
+ * A hold: a meter started inside it (here a child of the holder) takes its
+ * turn, a second one inside waits for the first; a process outside (one
+ * reparented away from the holder) is refused, naming the holder.
+ */
+static void a_hold_lets_in_what_runs_inside_it_and_no_other(void)
+{
+	char path[64], err[512], got[1024] = "", want[512];
+	int fd = -1, kfd = -1, fds[2], st = 0;
+	pid_t kid, first;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	CHECK(hostlock_hold(path, &fd, 0, NULL, err, sizeof(err)) == 0);
+	CHECK(pipe(fds) == 0);
+	fflush(NULL);
+	first = fork();
+	if (first == 0) {
+		/* Inside: takes the meter, and holds it until the parent is done. */
+		int rc = hostlock_take(path, &kfd, 0, NULL, err, sizeof(err));
+
+		if (write(fds[1], rc == 0 ? "y" : "n", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	CHECK(read(fds[0], got, 1) == 1 && got[0] == 'y');
+	/* A second meter inside is refused, naming the first. */
+	kid = take_in_child(path, 0, fds[1]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	memset(got, 0, sizeof(got));
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	snprintf(want, sizeof(want), "|another meter is running on this host: pid %d (test_hostlock,", (int)first);
+	CHECK(strncmp(got, want, strlen(want)) == 0);
+	kill(first, SIGKILL);
+	waitpid(first, &st, 0);
+	/* Outside: a grandchild whose parent has gone, reparented away from the holder. */
+	fflush(NULL);
+	kid = fork();
+	if (kid == 0) {
+		pid_t g = fork();
+
+		if (g == 0) {
+			for (int i = 0; i < 200 && getppid() == kid; i++)
+				usleep(10000);
+			memset(err, 0, sizeof(err));
+			kfd = -1;
+			if (hostlock_take(path, &kfd, 0, NULL, err, sizeof(err)) == 0)
+				strcpy(err, "taken");
+			if (write(fds[1], err, strlen(err)) < 0)
+				_exit(3);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	CHECK(waitpid(kid, &st, 0) == kid);
+	memset(got, 0, sizeof(got));
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	snprintf(want, sizeof(want), "another meter is running on this host: pid %d (test_hostlock,",
+		 (int)getpid());
+	CHECK(strncmp(got, want, strlen(want)) == 0);
+	close(fds[0]);
+	close(fds[1]);
+	close(fd);
+	unlink(path);
+}
+
+/* ZC_METER_WAIT: unset, the default; a number of seconds; anything else an error naming it. */
+static void the_wait_comes_from_zc_meter_wait(void)
+{
+	char err[512] = "";
+	const char *old = getenv("ZC_METER_WAIT");
+	char *saved = old ? strdup(old) : NULL;
+
+	unsetenv("ZC_METER_WAIT");
+	CHECK_EQ_U64(hostlock_wait_secs(err, sizeof(err)), HOSTLOCK_DEFAULT_WAIT_SECS);
+	setenv("ZC_METER_WAIT", "0", 1);
+	CHECK_EQ_U64(hostlock_wait_secs(err, sizeof(err)), 0);
+	setenv("ZC_METER_WAIT", "90", 1);
+	CHECK_EQ_U64(hostlock_wait_secs(err, sizeof(err)), 90);
+	setenv("ZC_METER_WAIT", "5s", 1);
+	CHECK(hostlock_wait_secs(err, sizeof(err)) == -1);
+	CHECK_STR(err, "ZC_METER_WAIT '5s': not a number of seconds from 0 to 86400");
+	setenv("ZC_METER_WAIT", "86401", 1);
+	CHECK(hostlock_wait_secs(err, sizeof(err)) == -1);
+	setenv("ZC_METER_WAIT", "", 1);
+	CHECK(hostlock_wait_secs(err, sizeof(err)) == -1);
+	if (saved)
+		setenv("ZC_METER_WAIT", saved, 1);
+	else
+		unsetenv("ZC_METER_WAIT");
+	free(saved);
+}
+
 /* What another user could plant: refused in one line, the link never followed. */
 static void a_link_or_a_fifo_is_refused(void)
 {
@@ -68,14 +236,14 @@ static void a_link_or_a_fifo_is_refused(void)
 	snprintf(path, sizeof(path), "%s/lock", dir);
 	snprintf(target, sizeof(target), "%s/target", dir);
 	CHECK(symlink(target, path) == 0);
-	CHECK(hostlock_take(path, &fd, err, sizeof(err)) == -1 && fd == -1);
+	CHECK(hostlock_take(path, &fd, 0, NULL, err, sizeof(err)) == -1 && fd == -1);
 	snprintf(want, sizeof(want), "%s (the lock that keeps two meters apart) is a symbolic "
 		 "link; it is user %s's: they or root can remove it", path, me());
 	CHECK_STR(err, want);
 	CHECK(lstat(target, &sb) == -1);
 	unlink(path);
 	CHECK(mkfifo(path, 0600) == 0);
-	CHECK(hostlock_take(path, &fd, err, sizeof(err)) == -1 && fd == -1);
+	CHECK(hostlock_take(path, &fd, 0, NULL, err, sizeof(err)) == -1 && fd == -1);
 	snprintf(want, sizeof(want), "%s (the lock that keeps two meters apart) is not a regular "
 		 "file; it is user %s's: they or root can remove it", path, me());
 	CHECK_STR(err, want);
@@ -87,6 +255,10 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	RUN(a_second_process_is_refused_and_told_who_holds_it);
+	RUN(a_second_meter_waits_for_the_first_and_says_who);
+	RUN(a_wait_that_runs_out_says_so);
+	RUN(a_hold_lets_in_what_runs_inside_it_and_no_other);
+	RUN(the_wait_comes_from_zc_meter_wait);
 	RUN(a_link_or_a_fifo_is_refused);
 	rmdir(dir);
 	return CHECK_EXIT();
