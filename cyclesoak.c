@@ -40,12 +40,26 @@ static volatile sig_atomic_t stop_signal;
 static const char usage[] = "usage: cyclesoak [-BCdhJk1] [-N cpus] [-p secs | -m msecs]\n"
 			    "       cyclesoak -H command [arg...]\n";
 
+static const char options[] =
+	"Measures the whole system's CPU load by subtraction; see cyclesoak(1).\n"
+	"  -B          each CPU's free capacity too\n"
+	"  -C          calibrate on an idle system into ./counts_per_sec, and exit\n"
+	"  -d          debug: how each soaker was scheduled\n"
+	"  -h          this help (also --help)\n"
+	"  -H command  hold the host's meter while command runs\n"
+	"  -J          each sample as one JSON object\n"
+	"  -k          the kernel's view of each period too\n"
+	"  -m msecs    the period in milliseconds\n"
+	"  -N cpus     soak this many CPUs (default all)\n"
+	"  -p secs     the period in seconds (default 1)\n"
+	"  -1          one sample, the load alone, and exit\n";
+
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	int c, have_p = 0, have_m = 0;
 
 	*s = (struct settings){ .period_ms = 1000 };
-	opt_init(usage);
+	opt_init(usage, options, argc, argv);
 	int hold = 0;
 
 	while ((c = getopt(argc, argv, "+:BCdhHJk1N:p:m:")) != -1) {
@@ -60,8 +74,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->debug++;
 			break;
 		case 'h':
-			opt_usage(stdout);
-			exit(0);
+			opt_help();
 		case 'H':
 			hold = 1;
 			break;

@@ -14,6 +14,11 @@
 
 static const char usage[] = "usage: run_rr [-h] [-p priority] [command [arg...]]\n";
 
+static const char options[] =
+	"Runs command (or a shell) under SCHED_RR; see run_rr(1).\n"
+	"  -h          this help (also --help)\n"
+	"  -p priority the SCHED_RR priority, 1 to 99 (default 99)\n";
+
 /*
  * Installed set-user-ID root, run_rr must not hand out root: once the policy
  * is set, go back to the real user and group for good, before exec.
@@ -40,12 +45,11 @@ int main(int argc, char **argv)
 	int c, exec_errno;
 
 	/* "+": options end at the command, whose own options are its business. */
-	opt_init(usage);
+	opt_init(usage, options, argc, argv);
 	while ((c = getopt(argc, argv, "+:hp:")) != -1) {
 		switch (c) {
 		case 'h':
-			opt_usage(stdout);
-			return 0;
+			opt_help();
 		case 'p':
 			sp.sched_priority = opt_long(c, optarg, min, max);
 			break;

@@ -54,6 +54,36 @@ static const char usage[] =
 	"           [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port] [-P streams]\n"
 	"           [-m mode[,mode...]] [-q depth] [-R rate] [-T msecs] [-W secs] -s server file...\n";
 
+static const char options[] =
+	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
+	"  -A msecs    with -m A,B,...: each mode's slot (default 100)\n"
+	"  -b bufsize  the chunk a mode sends at a time (default 1m; k, m, g: x1024)\n"
+	"  -B cpu      pin zcc to this CPU; with -P, a list, stream i on the i-th\n"
+	"  -c          measure the host's CPU load (cyclesoak's soakers) during the run\n"
+	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
+	"  -d          debug on stderr; twice, each file as it goes\n"
+	"  -h          this help (also --help)\n"
+	"  -i rcvbuf   SO_RCVBUF\n"
+	"  -J          the summary as one JSON object\n"
+	"  -k          TCP_CORK\n"
+	"  -l bytes    with -u, each datagram's size (default 1472)\n"
+	"  -m mode     how to send (zcc -m '?' lists them; default sendfile);\n"
+	"              a list takes turns in one stream (-m write,sendfile)\n"
+	"  -M mss      TCP_MAXSEG, set before connecting\n"
+	"  -n loops    send the file set this many times (default 1)\n"
+	"  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
+	"  -o sndbuf   SO_SNDBUF\n"
+	"  -p port     zcs's port (default 2222)\n"
+	"  -P streams  this many streams at once (default 1)\n"
+	"  -q depth    the chunks in flight in zerocopy, uring and uring-zc\n"
+	"  -R rate     pace at this many bytes a second (k, m, g: x1024)\n"
+	"  -s server   zcs's host or address\n"
+	"  -S          read() + send(): -m send\n"
+	"  -T msecs    with -c, the tare before the transfer (default 1000)\n"
+	"  -u          UDP datagrams to zcs -u\n"
+	"  -w          with -S, write() instead of send(): -m write\n"
+	"  -W secs     the longest wait for zcs (default 60)\n";
+
 /* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
 static const struct send_mode *find_mode(const char *name, int datagram)
 {
@@ -265,7 +295,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.streams = 1, .close_wait_secs = DEFAULT_CLOSE_WAIT_SECS,
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1,
 				.slot_ms = ALT_DEFAULT_SLOT_MS };
-	opt_init(usage);
+	opt_init(usage, options, argc, argv);
 	while ((c = getopt(argc, argv, ":A:b:B:cCdhi:Jkl:M:m:n:N:o:p:P:q:R:s:ST:uwW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
@@ -291,8 +321,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->debug++;
 			break;
 		case 'h':
-			opt_usage(stdout);
-			exit(0);
+			opt_help();
 		case 'i':
 			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;

@@ -44,6 +44,28 @@ static const char usage[] =
 	"usage: zcs [-cCdhJu] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
 	"           [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs] [-W secs]\n";
 
+static const char options[] =
+	"Receives zcc's streams (or -u datagrams), says what came, discards it; see zcs(1).\n"
+	"  -a addr     listen on this address only (default every IPv4 and IPv6 one)\n"
+	"  -b bufsize  receive this many bytes at a time (default 1m; k, m, g: x1024)\n"
+	"  -B cpu      pin zcs and its connections to this CPU\n"
+	"  -c          measure the host's CPU load, connection by connection\n"
+	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
+	"  -d          debug on stderr\n"
+	"  -h          this help (also --help)\n"
+	"  -i rcvbuf   SO_RCVBUF\n"
+	"  -J          each summary as one JSON object\n"
+	"  -l lowat    SO_RCVLOWAT on each connection\n"
+	"  -L conns    serve at most this many connections at once (default 64)\n"
+	"  -m mode     how to receive (zcs -m '?' lists them; default read)\n"
+	"  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
+	"  -o sndbuf   SO_SNDBUF\n"
+	"  -p port     the port (default 2222)\n"
+	"  -t secs     print the throughput every this many seconds (default 5)\n"
+	"  -T msecs    with -c, each connection's tare (default 1000)\n"
+	"  -u          receive UDP datagrams from zcc -u\n"
+	"  -W secs     end a connection that sends nothing this long (default 60)\n";
+
 /* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
 static const struct recv_mode *find_mode(const char *name, int datagram)
 {
@@ -93,7 +115,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
 				.tare_ms = METER_DEFAULT_TARE_MS,
 				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS };
-	opt_init(usage);
+	opt_init(usage, options, argc, argv);
 	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:L:m:N:o:p:t:T:uW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
@@ -118,8 +140,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->debug++;
 			break;
 		case 'h':
-			opt_usage(stdout);
-			exit(0);
+			opt_help();
 		case 'i':
 			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;

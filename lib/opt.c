@@ -87,11 +87,21 @@ const char *opt_status_text(enum opt_status st)
 	return "invalid";
 }
 
-static const char *opt_synopsis = "";
+static const char *opt_synopsis = "", *opt_options = "";
 
-void opt_init(const char *synopsis)
+void opt_init(const char *synopsis, const char *options, int argc, char **argv)
 {
 	opt_synopsis = synopsis;
+	opt_options = options;
+	if (argc > 1 && strcmp(argv[1], "--help") == 0)
+		opt_help();
+}
+
+void opt_help(void)
+{
+	fputs(opt_synopsis, stdout);
+	fputs(opt_options, stdout);
+	exit(0);
 }
 
 void opt_usage(FILE *to)

@@ -20,11 +20,15 @@ enum opt_status opt_parse_size(const char *s, long min, long max, long *out);
 const char *opt_status_text(enum opt_status st);
 
 /*
- * The program's synopsis ("usage: prog ...\n"), given once before parsing:
- * every usage error ends with it, and opt_usage() prints it (for -h).
+ * The program's synopsis ("usage: prog ...\n") and its options, a line
+ * each, given once before parsing (with the command line): every usage
+ * error ends with the synopsis, and -h (opt_help) prints both. A first
+ * argument of --help is -h, as other tools take it.
  */
-void opt_init(const char *synopsis);
+void opt_init(const char *synopsis, const char *options, int argc, char **argv);
 void opt_usage(FILE *to);
+/* -h: the synopsis and the options on stdout, and exit 0. */
+void opt_help(void) __attribute__((noreturn));
 
 /* Print "prog: -X 'value': why" and the usage to stderr, then exit 2. */
 void opt_fail(int opt, const char *arg, const char *why) __attribute__((noreturn));

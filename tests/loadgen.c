@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	char *buf = NULL;
 	int c;
 
-	opt_init("usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib] [-g arm]\n");
+	opt_init("usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib] [-g arm]\n", "", argc, argv);
 	while ((c = getopt(argc, argv, ":c:f:g:m:p:t:")) != -1) {
 		switch (c) {
 		case 'g':

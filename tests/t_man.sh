@@ -7,11 +7,31 @@
 
 PROGRAMS="zcc zcs cyclesoak run_rr"
 
-# usage_options PROG: the option letters in PROG's usage, one a line: a group
-# such as [-cCdhkSw] gives each of its letters.
+# synopsis PROG: the synopsis PROG -h begins with (up to its sentence of what
+# PROG does, the first line that begins with a capital).
+synopsis() {
+	"$ROOT/$1" -h | sed '/^[A-Z]/,$d'
+}
+
+# usage_options PROG: the option letters in PROG's synopsis, one a line: a
+# group such as [-cCdhkSw] gives each of its letters.
 usage_options() {
-	"$ROOT/$1" -h | grep -o -E '(^|[[ ])-[A-Za-z0-9]+' | sed -E 's/^[[ ]?-//' | grep -o . |
+	synopsis "$1" | grep -o -E '(^|[[ ])-[A-Za-z0-9]+' | sed -E 's/^[[ ]?-//' | grep -o . |
 		LC_ALL=C sort -u
+}
+
+# -h and --help print the synopsis, a line of what the program does, and a
+# line for every option, "  -X ...", each option once; and exit 0.
+test_h_and_help_print_a_line_for_every_option() {
+	local p out help x
+	for p in $PROGRAMS; do
+		out=$("$ROOT/$p" -h) || fail "$p -h exited $?"
+		help=$("$ROOT/$p" --help) || fail "$p --help exited $?"
+		expect_eq "$help" "$out" "$p --help against -h"
+		expect_match "$(sed -n '/^[A-Z]/{p;q}' <<<"$out")" '^[A-Z].*\.$' "$p's sentence"
+		expect_eq "$(sed -n 's/^  -\([A-Za-z0-9]\) .*/\1/p' <<<"$out" | LC_ALL=C sort | tr '\n' ' ')" \
+			"$(usage_options "$p" | tr '\n' ' ')" "$p -h's option lines against its synopsis"
+	done
 }
 
 # page_options PROG: the letters of the page's option entries (".It Fl X").
