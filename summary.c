@@ -27,8 +27,9 @@ static int below_rate(const struct summary *sum)
 }
 
 /*
- * A summary line: what was sent, with -c ", cpu LOAD%, DEMAND us/KB, kernel
- * LOAD%", the CPU time zcc took, and in the zero-copy modes how many sends the
+ * A summary line: what was sent, how many of the files named were skipped
+ * (each said as it was), with -c ", cpu LOAD%, DEMAND us/KB, kernel LOAD%",
+ * the CPU time zcc took, and in the zero-copy modes how many sends the
  * kernel copied. With -P, each stream's line and the total's have a prefix.
  */
 static void print_summary(const char *prefix, const struct send_mode *mode,
@@ -37,6 +38,8 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 	printf("%ssent %llu bytes in %.3f s, %llu kbytes/sec, mode %s", prefix,
 	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
 	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
+	if (sum->skipped)
+		printf(", %u file%s skipped", sum->skipped, sum->skipped == 1 ? "" : "s");
 	if (mode->datagram)
 		printf(", %llu datagrams in %llu calls", (unsigned long long)sum->datagrams,
 		       (unsigned long long)sum->calls);
@@ -112,6 +115,7 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 		json_null(j, "depth");
 	json_uint(j, "loops", s->loops);
 	json_uint(j, "files", n_files);
+	json_uint(j, "skipped_files", (uint64_t)s->n_paths - n_files);
 	json_int(j, "streams", s->streams);
 	if (s->rate_bytes_per_sec)
 		json_uint(j, "rate_bytes_per_sec", s->rate_bytes_per_sec);

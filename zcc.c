@@ -515,6 +515,7 @@ int main(int argc, char **argv)
 		run_stream_alternating(&s, &alt, files, n_files, m, &sum);
 	else
 		run_stream(&s, &snd, files, n_files, &alone, m, &sum);
+	sum.skipped = s.n_paths - n_files;
 	report(&s, m, s.n_arms > 1 ? &alt : NULL, n_files, streams, failed, &sum);
 	free(files);
 	return 0;

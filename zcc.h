@@ -65,6 +65,7 @@ struct summary {
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	uint64_t datagrams, calls;	/* -u: DATA datagrams sent, and the calls that sent them */
 	uint64_t received;	/* -u: of them, what zcs's ACK says it received (confirmed) */
+	unsigned skipped;	/* the run's: files named but not sent (not regular, unreadable) */
 	int metered;		/* -c, and the meter worked throughout */
 	struct soak_figures fig;	/* the meter's */
 	struct link link;	/* the interface the stream went out of */

@@ -129,13 +129,22 @@ zcc: skipping /dev/null: not a regular file
 zcc: no readable regular files to send"
 }
 
+# As 2001's zcc did, a file it cannot send is skipped and the rest sent, exit
+# 0; the summary says how many were skipped, and -J's settings too.
 test_zcc_sends_the_readable_files_and_warns_about_the_rest() {
 	local out
 	make_files "$T/f"
 	start_zcs
-	out=$("$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/missing" "$T/f/350k" 2>"$T/err")
+	out=$("$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/missing" "$T/f/350k" 2>"$T/err") || fail "zcc exited $?"
 	expect_eq "$(cat "$T/err")" "zcc: skipping $T/missing: No such file or directory"
 	expect_eq "$(echo "$out" | awk '{ print $2 }')" "$(stream_bytes 1 "$T/f/350k")"
+	expect_match "$out" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile, 1 file skipped, cpu "
+	out=$("$ROOT/zcc" -J -s 127.0.0.1 -p "$PORT" "$T/missing" "$T/dir" "$T/f/350k" "$T/f/one" 2>/dev/null)
+	expect_match "$out" '"files":2,"skipped_files":2,'
+	out=$("$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/missing" /dev/null "$T/f/350k" 2>/dev/null)
+	expect_match "$out" ", mode sendfile, 2 files skipped, cpu "
+	out=$("$ROOT/zcc" -s 127.0.0.1 -p "$PORT" "$T/f/350k" 2>/dev/null)
+	[[ "$out" != *skipped* ]] || fail "a run that skipped nothing says: $out"
 }
 
 test_zcc_refuses_a_file_of_4_GiB_before_connecting() {
