@@ -11,6 +11,7 @@
 
 #include "lib/paired.h"
 #include "lib/timing.h"
+#include "lib/units.h"
 #include "alternate.h"
 
 /*
@@ -398,15 +399,15 @@ static const char *carried_by(const struct comparison *c)
 								 : "the slowdown carries it";
 }
 
-static void print_arm(const struct alternation *alt, unsigned i, FILE *out)
+static void print_arm(const struct alternation *alt, unsigned i, FILE *out, char unit)
 {
 	struct arm_sum s;
-	char name[40];
+	char name[40], rate[48];
 
 	sum_arm(alt, i, &s);
-	fprintf(out, "arm %s: %zu slots, %llu bytes in %.3f s, %llu kbytes/sec", arm_name(alt, i, name, sizeof(name)),
+	fprintf(out, "arm %s: %zu slots, %llu bytes in %.3f s, %s", arm_name(alt, i, name, sizeof(name)),
 		s.slots, (unsigned long long)s.bytes, timing_secs(s.ns),
-		(unsigned long long)timing_kbytes_per_sec(s.bytes, s.ns));
+		units_rate(rate, sizeof(rate), s.bytes, s.ns, unit));
 	if (metered(alt)) {
 		fprintf(out, ", cpu %.1f%%, %.3f us/KB", 100 * sum_load(&s), sum_demand(alt, &s));
 		if (!isnan(sum_kernel(&s)))
@@ -443,13 +444,13 @@ static void print_comparison(const struct alternation *alt, const struct compari
 		l->lo, l->hi, l->n, block_cycles(alt), block_cycles(alt) > 1 ? "s" : "");
 }
 
-void alt_print(const struct alternation *alt, FILE *out)
+void alt_print(const struct alternation *alt, FILE *out, char unit)
 {
 	unsigned r;
 	struct comparison c;
 
 	for (unsigned i = 0; i < alt->n_arms; i++)
-		print_arm(alt, i, out);
+		print_arm(alt, i, out, unit);
 	if (!metered(alt))
 		return;
 	r = cheapest(alt);

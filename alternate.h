@@ -74,7 +74,7 @@ void alt_close(struct alternation *alt);
 /* On stderr, when more than a tenth of the slots measured nothing: why, and what to do. */
 void alt_warn(const struct alternation *alt);
 /* The arms' lines, and with the meter each arm against the cheapest. */
-void alt_print(const struct alternation *alt, FILE *out);
+void alt_print(const struct alternation *alt, FILE *out, char unit);
 /* The same as -J's "arms", "comparisons" and "slots". */
 void alt_json(const struct alternation *alt, struct json *j);
 

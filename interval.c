@@ -4,16 +4,17 @@
 #include <stdlib.h>
 
 #include "lib/timing.h"
+#include "lib/units.h"
 #include "zcs.h"
 
 void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
 		     uint64_t to_ns, uint64_t bytes)
 {
 	struct interval *more;
+	char rate[48];
 
 	if (!s->json) {
-		printf("%llu kbytes/sec\n",
-		       (unsigned long long)timing_kbytes_per_sec(bytes, to_ns - from_ns));
+		printf("%s\n", units_rate(rate, sizeof(rate), bytes, to_ns - from_ns, s->unit));
 		return;
 	}
 	more = realloc(iv->list, (iv->n + 1) * sizeof(*more));

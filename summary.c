@@ -10,6 +10,7 @@
 #include "lib/json.h"
 #include "lib/system.h"
 #include "lib/timing.h"
+#include "lib/units.h"
 #include "zcc.h"
 
 /* -R: a run that reaches less of the rate than this did not run at it. */
@@ -33,11 +34,13 @@ static int below_rate(const struct summary *sum)
  * kernel copied. With -P, each stream's line and the total's have a prefix.
  */
 static void print_summary(const char *prefix, const struct send_mode *mode,
-			  const struct summary *sum)
+			  const struct summary *sum, char unit)
 {
-	printf("%ssent %llu bytes in %.3f s, %llu kbytes/sec, mode %s", prefix,
-	       (unsigned long long)sum->bytes, timing_secs(sum->ns),
-	       (unsigned long long)timing_kbytes_per_sec(sum->bytes, sum->ns), mode->name);
+	char rate[48];
+
+	printf("%ssent %llu bytes in %.3f s, %s, mode %s", prefix, (unsigned long long)sum->bytes,
+	       timing_secs(sum->ns), units_rate(rate, sizeof(rate), sum->bytes, sum->ns, unit),
+	       mode->name);
 	if (sum->skipped)
 		printf(", %u file%s skipped", sum->skipped, sum->skipped == 1 ? "" : "s");
 	if (mode->datagram)
@@ -45,8 +48,10 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 		       (unsigned long long)sum->calls);
 	if (mode->datagram && sum->confirmed)
 		printf(", %llu received", (unsigned long long)sum->received);
-	if (sum->rate)
+	if (sum->rate && unit == UNITS_DEFAULT)
 		printf(", rate %.0f kbytes/sec asked", sum->rate / 1024.0);
+	else if (sum->rate)
+		printf(", rate %s asked", units_rate(rate, sizeof(rate), sum->rate, NSEC_PER_SEC, unit));
 	if (below_rate(sum))
 		printf(", %.0f%% reached (short of it)", floor(rate_reached_pct(sum)));
 	if (sum->metered)
@@ -197,10 +202,10 @@ static void print_streams(const struct settings *s, const struct summary *stream
 		if (streams[i].failed)
 			continue;
 		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
-		print_summary(prefix, s->mode, &streams[i]);
+		print_summary(prefix, s->mode, &streams[i], s->unit);
 	}
 	snprintf(prefix, sizeof(prefix), "all %ld streams: ", s->streams);
-	print_summary(prefix, s->mode, total);
+	print_summary(prefix, s->mode, total, s->unit);
 }
 
 void report(const struct settings *s, struct meter *m, const struct alternation *alt,
@@ -216,9 +221,9 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 	else if (s->streams > 1)
 		print_streams(s, streams, sum);
 	else
-		print_summary("", s->mode, sum);
+		print_summary("", s->mode, sum, s->unit);
 	if (alt && !s->json)
-		alt_print(alt, stdout);
+		alt_print(alt, stdout, s->unit);
 	if (alt)
 		alt_warn(alt);
 	if (failed)

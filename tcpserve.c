@@ -24,6 +24,7 @@
 #include "lib/proto.h"
 #include "lib/system.h"
 #include "lib/timing.h"
+#include "lib/units.h"
 #include "zcs.h"
 
 /* What the parent learns of a connection as it accepts it, before its child is forked. */
@@ -58,9 +59,10 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	const struct proto_rx *rx = &c->r.rx;
 	const char *waiting = proto_rx_waiting_for(rx);
 	struct rusage ru;
+	char rate[48];
 
-	printf("received %llu bytes in %.3f s, %llu kbytes/sec", (unsigned long long)bytes,
-	       timing_secs(ns), (unsigned long long)timing_kbytes_per_sec(bytes, ns));
+	printf("received %llu bytes in %.3f s, %s", (unsigned long long)bytes, timing_secs(ns),
+	       units_rate(rate, sizeof(rate), bytes, ns, s->unit));
 	if (waiting)
 		printf(", incomplete: waiting for %s", waiting);
 	else if (rx->extra_bytes)

@@ -25,6 +25,7 @@
 #include "lib/meter.h"
 #include "lib/system.h"
 #include "lib/timing.h"
+#include "lib/units.h"
 #include "zcs.h"
 
 /* How often the loop looks up from the socket: -W's idle senders, the meter's samples. */
@@ -181,10 +182,11 @@ static void print_summary(const struct server *sv, const struct sender *d,
 			  const struct soak_figures *fig, const struct result *res)
 {
 	const struct dgram_count *c = &d->count;
+	char rate[48];
 
-	printf("received %llu bytes in %.3f s, %llu kbytes/sec, %llu datagrams, %llu lost, "
+	printf("received %llu bytes in %.3f s, %s, %llu datagrams, %llu lost, "
 	       "%llu out of order, %llu duplicated", (unsigned long long)c->bytes,
-	       timing_secs(res->ns), (unsigned long long)timing_kbytes_per_sec(c->bytes, res->ns),
+	       timing_secs(res->ns), units_rate(rate, sizeof(rate), c->bytes, res->ns, sv->s->unit),
 	       (unsigned long long)c->datagrams, (unsigned long long)res->lost,
 	       (unsigned long long)c->out_of_order, (unsigned long long)c->duplicated);
 	if (d->idle_closed)

@@ -26,6 +26,7 @@
 #include "lib/dgram.h"
 #include "lib/proto.h"
 #include "lib/timing.h"
+#include "lib/units.h"
 #include "zcc.h"
 
 /* -W: how long zcs may take, in all, to close after the last byte, by default. */
@@ -50,9 +51,10 @@
 #define DEFAULT_DGRAM_RATE (64UL << 20)
 
 static const char usage[] =
-	"usage: zcc [-cCdhJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf]\n"
-	"           [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port] [-P streams]\n"
-	"           [-m mode[,mode...]] [-q depth] [-R rate] [-T msecs] [-W secs] -s server file...\n";
+	"usage: zcc [-cCdhJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
+	"           [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]\n"
+	"           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-T msecs] [-W secs]\n"
+	"           -s server file...\n";
 
 static const char options[] =
 	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
@@ -62,6 +64,8 @@ static const char options[] =
 	"  -c          measure the host's CPU load (cyclesoak's soakers) during the run\n"
 	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
 	"  -d          debug on stderr; twice, each file as it goes\n"
+	"  -f unit     the summary's rate in k, m, g, t (bits a second, x1000) or\n"
+	"              K (kbytes/sec, the default), M, G (bytes a second, x1024)\n"
 	"  -h          this help (also --help)\n"
 	"  -i rcvbuf   SO_RCVBUF\n"
 	"  -J          the summary as one JSON object\n"
@@ -76,7 +80,8 @@ static const char options[] =
 	"  -p port     zcs's port (default 2222)\n"
 	"  -P streams  this many streams at once (default 1)\n"
 	"  -q depth    the chunks in flight in zerocopy, uring and uring-zc\n"
-	"  -R rate     pace at this many bytes a second (k, m, g: x1024)\n"
+	"  -R rate     pace at this many bytes a second (k, m, g: x1024), or bits\n"
+	"              with their unit (500mbit, 2.5gbit: bit, kbit, mbit, gbit, tbit)\n"
 	"  -s server   zcs's host or address\n"
 	"  -S          read() + send(): -m send\n"
 	"  -T msecs    with -c, the tare before the transfer (default 1000)\n"
@@ -293,10 +298,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = METER_DEFAULT_TARE_MS,
 				.streams = 1, .close_wait_secs = DEFAULT_CLOSE_WAIT_SECS,
-				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1,
+				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
 				.slot_ms = ALT_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdhi:Jkl:M:m:n:N:o:p:P:q:R:s:ST:uwW:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdf:hi:Jkl:M:m:n:N:o:p:P:q:R:s:ST:uwW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
@@ -319,6 +324,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'd':
 			s->debug++;
+			break;
+		case 'f':
+			if (!units_valid(optarg))
+				opt_fail(c, optarg, "not a unit: k, m, g, t (bits a second) or K, M, G (bytes)");
+			s->unit = optarg[0];
 			break;
 		case 'h':
 			opt_help();
@@ -356,7 +366,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->depth = opt_long(c, optarg, 1, TX_MAX_DEPTH);
 			break;
 		case 'R':
-			s->rate_bytes_per_sec = opt_size(c, optarg, MIN_STREAM_RATE, LONG_MAX);
+			s->rate_bytes_per_sec = opt_rate(c, optarg, MIN_STREAM_RATE, LONG_MAX);
 			break;
 		case 's':
 			if (*optarg == '\0')

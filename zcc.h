@@ -22,6 +22,7 @@
 struct settings {
 	int debug;
 	int json;		/* -J */
+	char unit;		/* -f: the summary's rate (lib/units) */
 	long bufsize;
 	int cpu;		/* -B: the first CPU, or -1 */
 	int cpu_list[MAX_STREAMS];	/* -B's CPUs; with -P, stream i runs on [i % n] */

@@ -29,6 +29,7 @@
 #include "lib/opt.h"
 #include "lib/proto.h"
 #include "lib/timing.h"
+#include "lib/units.h"
 #include "rx/rx.h"
 
 /*
@@ -41,8 +42,9 @@
 #define DEFAULT_IDLE_SECS 60
 
 static const char usage[] =
-	"usage: zcs [-cCdhJu] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]\n"
-	"           [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs] [-W secs]\n";
+	"usage: zcs [-cCdhJu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]\n"
+	"           [-m mode] [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]\n"
+	"           [-W secs]\n";
 
 static const char options[] =
 	"Receives zcc's streams (or -u datagrams), says what came, discards it; see zcs(1).\n"
@@ -52,6 +54,8 @@ static const char options[] =
 	"  -c          measure the host's CPU load, connection by connection\n"
 	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
 	"  -d          debug on stderr\n"
+	"  -f unit     the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n"
+	"              the default), M, G (bytes a second, x1024)\n"
 	"  -h          this help (also --help)\n"
 	"  -i rcvbuf   SO_RCVBUF\n"
 	"  -J          each summary as one JSON object\n"
@@ -114,9 +118,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
 				.tare_ms = METER_DEFAULT_TARE_MS,
-				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS };
+				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS,
+				.unit = UNITS_DEFAULT };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":a:b:B:cCdhi:Jl:L:m:N:o:p:t:T:uW:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:cCdf:hi:Jl:L:m:N:o:p:t:T:uW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
@@ -138,6 +143,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'd':
 			s->debug++;
+			break;
+		case 'f':
+			if (!units_valid(optarg))
+				opt_fail(c, optarg, "not a unit: k, m, g, t (bits a second) or K, M, G (bytes)");
+			s->unit = optarg[0];
 			break;
 		case 'h':
 			opt_help();

@@ -18,6 +18,7 @@
 struct settings {
 	int debug;
 	int json;		/* -J */
+	char unit;		/* -f: the rates' unit (lib/units) */
 	const struct recv_mode *mode;
 	const char *addr;
 	long bufsize;

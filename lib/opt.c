@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "opt.h"
 
@@ -79,6 +80,9 @@ const char *opt_status_text(enum opt_status st)
 		return "not a number";
 	case OPT_TRAILING:
 		return "trailing characters after the number";
+	case OPT_NOT_A_RATE:
+		return "not a rate: bytes a second (k, m, g: x1024) or bits with their unit "
+		       "(bit, kbit, mbit, gbit, tbit: x1000)";
 	case OPT_TOO_SMALL:
 		return "too small";
 	case OPT_TOO_LARGE:
@@ -160,7 +164,7 @@ const char *opt_join_names(char *out, size_t size, const char *const *names, siz
 static long parsed_or_fail(enum opt_status st, int opt, const char *arg, long min, long max,
 			   long v)
 {
-	char why[96];
+	char why[160];
 
 	if (st == OPT_OK)
 		return v;
@@ -185,6 +189,55 @@ long opt_size(int opt, const char *arg, long min, long max)
 {
 	long v = 0;
 	enum opt_status st = opt_parse_size(arg, min, max, &v);
+
+	return parsed_or_fail(st, opt, arg, min, max, v);
+}
+
+/* tc's units of a rate in bits a second, 1000 apart. */
+static const struct {
+	const char *name;
+	double bits;
+} bit_units[] = { { "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 }, { "tbit", 1e12 } };
+
+enum opt_status opt_parse_rate(const char *s, long min, long max, long *out)
+{
+	enum opt_status st = opt_parse_size(s, min, max, out);
+	size_t n = strspn(s, "0123456789");
+	char num[64];
+	const char *end;
+	double v, bytes;
+
+	if (st != OPT_TRAILING)
+		return st;
+	/* Digits, with a fraction or not, then a unit of bits: nothing else (no sign, no blank). */
+	if (s[n] == '.')
+		n += 1 + strspn(s + n + 1, "0123456789");
+	if (n == 0)
+		return OPT_NOT_A_NUMBER;
+	if (n >= sizeof(num))
+		return OPT_NOT_A_RATE;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	v = strtod(num, NULL);
+	end = s + n;
+	for (size_t i = 0; i < sizeof(bit_units) / sizeof(bit_units[0]); i++) {
+		if (strcasecmp(end, bit_units[i].name) != 0)
+			continue;
+		bytes = v * bit_units[i].bits / 8;
+		if (bytes > (double)max)
+			return OPT_TOO_LARGE;
+		if (bytes + 0.5 < (double)min)
+			return OPT_TOO_SMALL;
+		*out = (long)(bytes + 0.5);
+		return OPT_OK;
+	}
+	return OPT_NOT_A_RATE;
+}
+
+long opt_rate(int opt, const char *arg, long min, long max)
+{
+	long v = 0;
+	enum opt_status st = opt_parse_rate(arg, min, max, &v);
 
 	return parsed_or_fail(st, opt, arg, min, max, v);
 }

@@ -11,12 +11,19 @@ enum opt_status {
 	OPT_TRAILING,
 	OPT_TOO_SMALL,
 	OPT_TOO_LARGE,
+	OPT_NOT_A_RATE,
 };
 
 /* Base-10 integer in [min, max]; no leading blanks, no trailing characters. */
 enum opt_status opt_parse_long(const char *s, long min, long max, long *out);
 /* As opt_parse_long, with an optional k/K (x1024), m/M (x1024^2) or g/G (x1024^3) suffix. */
 enum opt_status opt_parse_size(const char *s, long min, long max, long *out);
+/*
+ * A rate: bytes a second as opt_parse_size takes them, or bits a second
+ * with tc's units spelt out, 1000 apart (500mbit, 1.5gbit, 64kbit; any
+ * case), rounded to whole bytes.
+ */
+enum opt_status opt_parse_rate(const char *s, long min, long max, long *out);
 const char *opt_status_text(enum opt_status st);
 
 /*
@@ -55,5 +62,6 @@ const char *opt_join_names(char *out, size_t size, const char *const *names, siz
 /* Parse the argument of option opt, or fail with a usage error naming it. */
 long opt_long(int opt, const char *arg, long min, long max);
 long opt_size(int opt, const char *arg, long min, long max);
+long opt_rate(int opt, const char *arg, long min, long max);
 
 #endif

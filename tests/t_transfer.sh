@@ -185,15 +185,63 @@ test_d_says_the_bytes_the_stream_will_carry() {
 	expect_eq "$(echo "$out" | awk '{ print $2 }')" "$want" "bytes sent"
 }
 
+# rate_of_line PER: the summary line on stdin ("... B bytes in S s, X unit")
+# has X within what B bits over S give, S being rounded to a millisecond, in
+# PER bits a second (and a hundredth, X's own rounding).
+rate_of_line() {
+	awk -v per="$1" '{ lo = $2 * 8 / ($5 + 0.0005) / per; hi = $5 > 0.0005 ? $2 * 8 / ($5 - 0.0005) / per : 1e30
+		exit !($7 >= lo - 0.01 && $7 <= hi + 0.01) }'
+}
+
+# -f: each end's rates in the unit asked, bits a second (k, m, g, t: x1000,
+# as iperf3 -f) or bytes (K, the 2001 default, M, G: x1024), the figure the
+# bytes and seconds on the line give; a letter that is no unit is an error.
+test_f_gives_the_rates_in_the_unit_asked() {
+	local out line
+	make_files "$T/f"
+	start_zcs -f m
+	out=$("$ROOT/zcc" -f g -n 4 -p "$PORT" -s 127.0.0.1 "$T"/f/*) || fail "zcc -f g failed"
+	expect_match "$out" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+\.[0-9]{2} Gbits/sec, mode sendfile$CPU_TIMES\$"
+	rate_of_line 1e9 <<<"$out" || fail "the Gbits/sec are not the bytes over the seconds: $out"
+	wait_summaries 1
+	line=$(zcs_summaries | tail -n 1)
+	expect_match "$line" "^received [0-9]+ bytes in [0-9.]+ s, [0-9]+\.[0-9]{2} Mbits/sec$CPU_TIMES\$"
+	rate_of_line 1e6 <<<"$line" || fail "the Mbits/sec are not the bytes over the seconds: $line"
+	out=$("$ROOT/zcc" -f K -p "$PORT" -s 127.0.0.1 "$T"/f/one) || fail "zcc -f K failed"
+	expect_match "$out" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile"
+	out=$("$ROOT/zcc" -f M -p "$PORT" -s 127.0.0.1 "$T"/f/one) || fail "zcc -f M failed"
+	expect_match "$out" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+\.[0-9]{2} Mbytes/sec, mode sendfile"
+	usage_error zcc "zcc: -f 'x': not a unit: k, m, g, t (bits a second) or K, M, G (bytes)" -f x -s localhost /etc/hostname
+	usage_error zcc "zcc: -f 'mb': not a unit: k, m, g, t (bits a second) or K, M, G (bytes)" -f mb -s localhost /etc/hostname
+	usage_error zcs "zcs: -f 'T': not a unit: k, m, g, t (bits a second) or K, M, G (bytes)" -f T
+}
+
+# zcs -f's interval lines, and -u's summaries, in the unit asked.
+test_f_gives_zcs_intervals_and_datagram_summaries_in_the_unit() {
+	make_files "$T/f"
+	start_zcs -f k -t 1
+	{ u32be 1; u32be 1; u32be 100; sleep 1.3; head -c 100 /dev/zero; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	grep -qE '^[0-9]+\.[0-9]{2} Kbits/sec$' "$T/zcs.out" || fail "no interval line in Kbits/sec: $(cat "$T/zcs.out")"
+	kill "$ZCS_PID"
+	wait "$ZCS_PID" 2>/dev/null || true
+	start_zcs -u -f g
+	"$ROOT/zcc" -u -p "$PORT" -s 127.0.0.1 "$T/f/one" >/dev/null || fail "zcc -u failed"
+	wait_summaries 1
+	expect_match "$(zcs_summaries | tail -n 1)" "^received [0-9]+ bytes in [0-9.]+ s, [0-9]+\.[0-9]{2} Gbits/sec, [0-9]+ datagrams, 0 lost"
+}
+
 test_h_prints_usage_and_exits_0() {
 	local out
 	out=$("$ROOT/zcc" -h | sed '/^[A-Z]/,$d') || fail "zcc -h exited $?"
-	expect_eq "$out" "usage: zcc [-cCdhJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-i rcvbuf]
-           [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port] [-P streams]
-           [-m mode[,mode...]] [-q depth] [-R rate] [-T msecs] [-W secs] -s server file..."
+	expect_eq "$out" "usage: zcc [-cCdhJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]
+           [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]
+           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-T msecs] [-W secs]
+           -s server file..."
 	out=$("$ROOT/zcs" -h | sed '/^[A-Z]/,$d') || fail "zcs -h exited $?"
-	expect_eq "$out" "usage: zcs [-cCdhJu] [-a addr] [-b bufsize] [-B cpu] [-i rcvbuf] [-l lowat] [-m mode]
-           [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs] [-W secs]"
+	expect_eq "$out" "usage: zcs [-cCdhJu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]
+           [-m mode] [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]
+           [-W secs]"
 }
 
 test_zcs_listens_on_one_address_with_a() {

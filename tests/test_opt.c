@@ -90,6 +90,34 @@ static void names_join_as_a_sentence_says_them(void)
 	CHECK_STR(opt_join_names(tiny, sizeof(tiny), names, 4), "read, t");
 }
 
+/* A rate: bytes as a size, or bits with tc's units spelt out, 1000 apart, to the nearest byte. */
+static void rates_take_bytes_or_bits_with_their_unit(void)
+{
+	long v = 0;
+
+	CHECK(opt_parse_rate("500m", 1024, LONG_MAX, &v) == OPT_OK && v == 524288000);
+	CHECK(opt_parse_rate("1048576", 1024, LONG_MAX, &v) == OPT_OK && v == 1048576);
+	CHECK(opt_parse_rate("500mbit", 1024, LONG_MAX, &v) == OPT_OK && v == 62500000);
+	CHECK(opt_parse_rate("4gbit", 1024, LONG_MAX, &v) == OPT_OK && v == 500000000);
+	CHECK(opt_parse_rate("4Gbit", 1024, LONG_MAX, &v) == OPT_OK && v == 500000000);
+	CHECK(opt_parse_rate("2.5gbit", 1024, LONG_MAX, &v) == OPT_OK && v == 312500000);
+	CHECK(opt_parse_rate("64kbit", 1024, LONG_MAX, &v) == OPT_OK && v == 8000);
+	CHECK(opt_parse_rate("100000bit", 1024, LONG_MAX, &v) == OPT_OK && v == 12500);
+	CHECK(opt_parse_rate("1tbit", 1024, LONG_MAX, &v) == OPT_OK && v == 125000000000);
+	CHECK(opt_parse_rate("12bit", 1, LONG_MAX, &v) == OPT_OK && v == 2);
+	CHECK(opt_parse_rate("8kbit", 1024, LONG_MAX, &v) == OPT_TOO_SMALL);
+	CHECK(opt_parse_rate("99999999tbit", 1024, LONG_MAX, &v) == OPT_TOO_LARGE);
+	CHECK(opt_parse_rate("5mbps", 1024, LONG_MAX, &v) == OPT_NOT_A_RATE);
+	CHECK(opt_parse_rate("5 mbit", 1024, LONG_MAX, &v) == OPT_NOT_A_RATE);
+	CHECK(opt_parse_rate("-5mbit", 1024, LONG_MAX, &v) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_rate(".5gbit", 1024, LONG_MAX, &v) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_rate("0x10mbit", 1024, LONG_MAX, &v) == OPT_NOT_A_RATE);
+	CHECK(opt_parse_rate("1e3kbit", 1024, LONG_MAX, &v) == OPT_NOT_A_RATE);
+	CHECK(opt_parse_rate("", 1024, LONG_MAX, &v) == OPT_EMPTY);
+	CHECK_STR(opt_status_text(OPT_NOT_A_RATE), "not a rate: bytes a second (k, m, g: x1024) or "
+		  "bits with their unit (bit, kbit, mbit, gbit, tbit: x1000)");
+}
+
 int main(void)
 {
 	RUN(plain_numbers_parse);
@@ -97,6 +125,7 @@ int main(void)
 	RUN(range_is_enforced);
 	RUN(size_suffixes_multiply_by_1024);
 	RUN(size_suffix_errors);
+	RUN(rates_take_bytes_or_bits_with_their_unit);
 	RUN(status_texts_name_the_problem);
 	RUN(names_join_as_a_sentence_says_them);
 	return CHECK_EXIT();
