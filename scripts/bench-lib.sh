@@ -29,6 +29,8 @@ bench_init() {
 }
 
 bench_cleanup() {
+	# The script's exit status, for bench_on_exit.
+	bench_exit_rc=$?
 	local p
 	for p in "${bench_pids[@]}"; do
 		pkill -9 -P "$p" 2>/dev/null || true

@@ -318,6 +318,11 @@ test_matrix_remote_runs_zcs_through_a_command() {
 		fail "zcs died, and zc-matrix passed"
 	expect_match "$(grep -v '^zc-matrix: warning' "$T/err")" "^zc-matrix: zcc failed: .*\\(is zcs still running on the far end, ip netns exec $NS_B\\?\\); the runs measured so far are in $T/out/zc-matrix-runs.csv\$"
 	[ "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" -ge 1 ] || fail "no runs kept: $(cat "$T/out/zc-matrix-runs.csv")"
+	# Stopped early, it reports the rounds it has, and says where they are.
+	grep -qx "zc-matrix: stopped early: what it measured is in $T/out/zc-matrix-runs.csv; its report follows (scripts/zc-report $T/out/zc-matrix-runs.csv)" "$T/err" ||
+		fail "no word of the early stop: $(cat "$T/err")"
+	grep -q '^sendfile ' "$T/table" && grep -q '^# every run: ' "$T/table" ||
+		fail "no report of the rounds measured: $(cat "$T/table")"
 }
 
 # The same through a real sshd on 127.0.0.1, with a key made for the test.
