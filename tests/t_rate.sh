@@ -31,7 +31,12 @@ test_R_paces_every_mode_near_the_rate_asked() {
 		! uring_refused "$mode" >/dev/null || continue
 		"$ROOT/zcc" -J -m "$mode" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/full.json" || fail "zcc -m $mode failed"
 		full=$(json "$T/full.json" 'int(o["result"]["bytes"] / o["result"]["seconds"])')
+		# A quarter of full speed, and no more than 600 MB/s: above about a
+		# GB/s the kernel's pacing falls short by itself (splice at 1.2 GB/s
+		# read 92-98% of it by hand, this session's build and the one before
+		# alike, and 93.3-93.6% three times in CI).
 		rate=$((full / 4))
+		[ "$rate" -le 600000000 ] || rate=600000000
 		loops=$((rate / 2 / set_bytes + 1))
 		want=$(stream_bytes "$loops" "$T"/f/*)
 		# Another paced run where one fell short, three in all: in make check,
