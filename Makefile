@@ -70,13 +70,18 @@ $(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# Each archive made afresh: one updated in place keeps the objects of files
+# since renamed (tx/tx.c), and their symbols clash with the new ones.
 $(BUILD)/libzc.a: $(LIB_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/libtx.a: $(TX_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/librx.a: $(RX_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 # zcc links its run, -P's streams, its report, -m A,B's turns and the transmit modes, zcs its two
