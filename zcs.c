@@ -145,9 +145,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->debug++;
 			break;
 		case 'f':
-			if (!units_valid(optarg))
-				opt_fail(c, optarg, "not a unit: k, m, g, t (bits a second) or K, M, G (bytes)");
-			s->unit = optarg[0];
+			s->unit = units_option(c, optarg);
 			break;
 		case 'h':
 			opt_help();

@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "opt.h"
 #include "timing.h"
 #include "units.h"
 
@@ -21,6 +22,13 @@ static const struct {
 int units_valid(const char *f)
 {
 	return f[0] && !f[1] && strchr(UNITS_LETTERS, f[0]);
+}
+
+char units_option(int c, const char *arg)
+{
+	if (!units_valid(arg))
+		opt_fail(c, arg, "not a unit: k, m, g, t (bits a second) or K, M, G (bytes)");
+	return arg[0];
 }
 
 const char *units_rate(char *buf, size_t len, uint64_t bytes, uint64_t ns, char f)

@@ -17,6 +17,8 @@
 
 /* Whether f is one of UNITS_LETTERS. */
 int units_valid(const char *f);
+/* -f's value, the unit's letter; anything else is a usage error naming option c. */
+char units_option(int c, const char *arg);
 
 /*
  * bytes over ns nanoseconds in unit f into buf (len bytes), and buf: "N
