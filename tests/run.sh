@@ -25,9 +25,9 @@ if [ -x ./cyclesoak ]; then
 fi
 
 for prog in "$@"; do
-	"$prog" | tee -a "$log"
+	"$prog" | tee "$log.one" | tee -a "$log"
 	rc=${PIPESTATUS[0]}
-	if [ "$rc" -ne 0 ] && ! grep -q "^FAIL" "$log"; then
+	if [ "$rc" -ne 0 ] && ! grep -q "^FAIL" "$log.one"; then
 		echo "FAIL $prog: exited with status $rc" | tee -a "$log"
 	fi
 done

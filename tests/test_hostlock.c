@@ -172,10 +172,11 @@ static void a_hold_lets_in_what_runs_inside_it_and_no_other(void)
 	fflush(NULL);
 	kid = fork();
 	if (kid == 0) {
-		pid_t g = fork();
+		pid_t middle = getpid(), g = fork();
 
 		if (g == 0) {
-			for (int i = 0; i < 200 && getppid() == kid; i++)
+			/* Outside once the middle process has gone. */
+			for (int i = 0; i < 200 && getppid() == middle; i++)
 				usleep(10000);
 			memset(err, 0, sizeof(err));
 			kfd = -1;
