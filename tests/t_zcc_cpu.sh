@@ -9,9 +9,9 @@ test_c_appends_load_demand_kernel_view_and_own_cpu() {
 	calibrate_here
 	start_zcs
 	line=$(cd "$T" && "$ROOT/zcc" -c -n 20 -s 127.0.0.1 -p "$PORT" "$T/big")
-	expect_match "$line" "^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%$CPU_TIMES$LO_LINK\$"
+	expect_match "$line" "^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, load -?[0-9]+\\.[0-9]%, demand -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%$CPU_TIMES$LO_LINK\$"
 	expect_eq "$(echo "$line" | awk '{ print $2 }')" "$(stream_bytes 20 "$T/big")" "bytes"
-	load=$(field "$line" cpu)
+	load=$(field "$line" load)
 	kernel=$(field "$line" kernel)
 	secs=$(echo "$line" | awk '{ print $5 }')
 	own=$(echo "$line" | sed 's/.*, cpu \([0-9.]*\)u \([0-9.]*\)s, lo: .*$/\1 \2/')
@@ -58,10 +58,13 @@ test_c_measures_against_the_tare_and_says_when_the_file_is_off() {
 	[ ! -s "$T/err" ] || fail "-T 0 warned: $(cat "$T/err")"
 	# Against the tare the load is what the kernel counted for the same
 	# window (on an idle machine, the one busy CPU's share: 100/n); against
-	# the doubled file it is half of the whole on top of that.
-	awk -v t="$(field "$tared" cpu)" -v k="$(field "$tared" kernel)" -v u="$(field "$untared" cpu)" \
-		-v n="$(allowed_cpus)" \
-		'BEGIN { want = k == "" ? 100 / n : k; exit !(t > want - 10 && t < want + 10 && u > t + 100 / (2 * n) - 10) }' ||
+	# the doubled file the soakers seem to have lost half of their time more:
+	# (100 + L) / 2 for a load L, which the kernel's view of that run gives
+	# (each run's own: two runs' loads differed by 12 points in CI).
+	awk -v t="$(field "$tared" load)" -v k="$(field "$tared" kernel)" -v u="$(field "$untared" load)" \
+		-v ku="$(field "$untared" kernel)" -v n="$(allowed_cpus)" \
+		'BEGIN { want = k == "" ? 100 / n : k; want_u = (100 + (ku == "" ? 100 / n : ku)) / 2
+			exit !(t > want - 10 && t < want + 10 && u > want_u - 10 && u < want_u + 10) }' ||
 		fail "tared: $tared; -T 0: $untared"
 }
 
@@ -111,13 +114,13 @@ test_c_tares_away_a_steady_background_load() {
 	for attempt in 1 2; do
 		diffs="" withs="" untared=""
 		for r in 1 2 3 4 5; do
-			without=$(field "$(run_zcc)" cpu)
+			without=$(field "$(run_zcc)" load)
 			kill -CONT "$lg"
 			sleep 0.3
-			with=$(field "$(run_zcc)" cpu)
+			with=$(field "$(run_zcc)" load)
 			diffs="$diffs $(awk -v w="$with" -v o="$without" 'BEGIN { print w - o }')"
 			withs="$withs $with"
-			[ "$r" -ge 3 ] && untared="$untared $(field "$(run_zcc -T 0)" cpu)"
+			[ "$r" -ge 3 ] && untared="$untared $(field "$(run_zcc -T 0)" load)"
 			kill -STOP "$lg"
 			sleep 0.1
 		done
@@ -195,7 +198,7 @@ test_c_says_what_a_load_below_0_means() {
 	start_zcs
 	(cd "$T" && "$ROOT/zcc" -c -T 0 -n 8 -s 127.0.0.1 -p "$PORT" "$T/big" >"$T/out" 2>"$T/err") ||
 		fail "zcc failed: $(cat "$T/err")"
-	expect_match "$(cat "$T/err")" "^zcc: note: the load measured, $(field "$(cat "$T/out")" cpu)%, is below 0 by more than the calibration's spread of 1\\.0 points: recalibrate on an idle system\$"
+	expect_match "$(cat "$T/err")" "^zcc: note: the load measured, $(field "$(cat "$T/out")" load)%, is below 0 by more than the calibration's spread of 1\\.0 points: recalibrate on an idle system\$"
 }
 
 test_N_beyond_the_cpus_is_a_usage_error() {
