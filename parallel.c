@@ -263,6 +263,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 		total->zc_copied += streams[i].zc_copied;
 		total->datagrams += streams[i].datagrams;
 		total->calls += streams[i].calls;
+		total->files_sent += streams[i].files_sent;
 		total->received += streams[i].received;
 		if (streams[i].end_ns > end)
 			end = streams[i].end_ns;

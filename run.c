@@ -64,6 +64,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 	struct link lk;
 	struct link_sample la;
 	struct link_figures lf;
+	const struct tx_plan plan = { .loops = s->loops, .ns = s->time_ms * (NSEC_PER_SEC / 1000) };
 
 	snd->sock = net_connect(s->server, s->port, &s->sockopts, s->debug);
 	/* The link is counted for -c's line and -J; with -P, by the parent, from the name here. */
@@ -87,12 +88,14 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 	start = timing_now_ns();
 	if (alt) {
 		alt_start(alt, m);
-		tx_send_stream_turns(snd, alt_turn, alt, s->loops, files, n_files, s->debug);
+		tx_send_stream_turns(snd, alt_turn, alt, &plan, files, n_files, s->debug);
 		snd = alt->current;
 	} else {
-		tx_send_stream(snd, s->loops, files, n_files, s->debug);
+		tx_send_stream(snd, &plan, files, n_files, s->debug);
 	}
 	end = timing_now_ns();
+	if (s->debug && !s->datagram)
+		net_say_mss_settled(snd->sock);
 	if (!alone)
 		tell_the_parent(line);
 	else if (m)
@@ -114,7 +117,8 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 				 .sys_secs = timing_timeval_secs(ru1.ru_stime) - timing_timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
 				 .datagrams = snd->datagrams, .calls = snd->calls,
-				 .received = snd->acked_datagrams, .rate = s->stream_rate };
+				 .received = snd->acked_datagrams, .rate = s->stream_rate,
+				 .files_sent = snd->files_sent };
 	if (linked)
 		sum->link = lk;
 	if (counted) {

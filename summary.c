@@ -29,7 +29,7 @@ static int below_rate(const struct summary *sum)
 
 /*
  * A summary line: what was sent, how many of the files named were skipped
- * (each said as it was), with -c ", cpu LOAD%, DEMAND us/KB, kernel LOAD%",
+ * (each said as it was), with -c ", load LOAD%, demand DEMAND us/KB, kernel LOAD%",
  * the CPU time zcc took, and in the zero-copy modes how many sends the
  * kernel copied. With -P, each stream's line and the total's have a prefix.
  */
@@ -72,6 +72,7 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	json_uint(j, "bytes", sum->bytes);
 	json_double(j, "seconds", timing_secs(sum->ns), 6);
 	json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
+	json_uint(j, "files_sent", sum->files_sent);
 	json_bool(j, "confirmed", sum->confirmed);
 	json_double(j, "user_seconds", sum->user_secs, 2);
 	json_double(j, "system_seconds", sum->sys_secs, 2);
@@ -118,7 +119,13 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 		json_int(j, "depth", s->depth);
 	else
 		json_null(j, "depth");
-	json_uint(j, "loops", s->loops);
+	if (s->time_ms) {
+		json_null(j, "loops");
+		json_double(j, "time_secs", s->time_ms / 1000.0, 3);
+	} else {
+		json_uint(j, "loops", s->loops);
+		json_null(j, "time_secs");
+	}
 	json_uint(j, "files", n_files);
 	json_uint(j, "skipped_files", (uint64_t)s->n_paths - n_files);
 	json_int(j, "streams", s->streams);

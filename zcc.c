@@ -50,11 +50,14 @@
  */
 #define DEFAULT_DGRAM_RATE (64UL << 20)
 
+/* -t: at most a day. */
+#define MAX_TIME_MS (86400L * 1000)
+
 static const char usage[] =
 	"usage: zcc [-cCdhJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
 	"           [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]\n"
-	"           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-T msecs] [-W secs]\n"
-	"           -s server file...\n";
+	"           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs] [-T msecs]\n"
+	"           [-W secs] -s server file...\n";
 
 static const char options[] =
 	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
@@ -84,6 +87,8 @@ static const char options[] =
 	"              with their unit (500mbit, 2.5gbit: bit, kbit, mbit, gbit, tbit)\n"
 	"  -s server   zcs's host or address\n"
 	"  -S          read() + send(): -m send\n"
+	"  -t secs     send the file set round and round for this long, the last\n"
+	"              file whole (0.5, 10), instead of -n times\n"
 	"  -T msecs    with -c, the tare before the transfer (default 1000)\n"
 	"  -u          UDP datagrams to zcs -u\n"
 	"  -w          with -S, write() instead of send(): -m write\n"
@@ -240,6 +245,8 @@ static void check_options(struct settings *s, const char *given, const char *mod
 {
 	int given_S = strchr(given, 'S') != NULL, given_w = strchr(given, 'w') != NULL;
 
+	if (strchr(given, 't') && strchr(given, 'n'))
+		opt_failx("-t and -n both say how long to send: give one");
 	if (given_w && !given_S)
 		opt_failx("-w needs -S (write() replaces send() in the read/send mode)");
 	if (s->calibrate_only)
@@ -301,7 +308,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
 				.slot_ms = ALT_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdf:hi:Jkl:M:m:n:N:o:p:P:q:R:s:ST:uwW:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdf:hi:Jkl:M:m:n:N:o:p:P:q:R:s:St:T:uwW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
@@ -377,6 +384,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'S':
 		case 'w':
 			/* In given: check_options() sets the mode from them. */
+			break;
+		case 't':
+			s->time_ms = opt_secs(c, optarg, 1, MAX_TIME_MS);
 			break;
 		case 'T':
 			s->tare_ms = opt_long(c, optarg, 0, 60000);
@@ -454,16 +464,21 @@ static void debug_files(const struct settings *s, const struct tx_file *files, s
 		per_loop += files[i].size;
 		datagrams += dgram_file_datagrams(files[i].size, s->dgram_bytes);
 	}
+	fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, ", n,
+		(unsigned long long)per_loop);
 	/* In all: the stream's bytes, or the datagrams' payload, each with its header. */
-	fprintf(stderr, "zcc: %zu files, %llu bytes of file data a loop, %llu bytes in all, mode %s",
-		n, (unsigned long long)per_loop,
-		(unsigned long long)(s->datagram
+	if (s->time_ms)
+		fprintf(stderr, "round and round for %.3f s", s->time_ms / 1000.0);
+	else
+		fprintf(stderr, "%llu bytes in all",
+			(unsigned long long)(s->datagram
 					     ? s->loops * (per_loop + datagrams * DGRAM_HEADER_BYTES)
-					     : proto_stream_bytes(s->loops, n, per_loop)),
-		s->mode->name);
+					     : proto_stream_bytes(s->loops, n, per_loop)));
+	fprintf(stderr, ", mode %s", s->mode->name);
 	if (s->datagram)
-		fprintf(stderr, ", %ld-byte datagrams, %llu of them", s->dgram_bytes,
-			(unsigned long long)(s->loops * datagrams));
+		fprintf(stderr, ", %ld-byte datagrams, %llu of them%s", s->dgram_bytes,
+			(unsigned long long)(s->time_ms ? datagrams : s->loops * datagrams),
+			s->time_ms ? " a loop" : "");
 	if (s->mode->queued)
 		fprintf(stderr, ", %ld %s in flight", s->depth, s->datagram ? "batches" : "chunks");
 	if (s->streams > 1)

@@ -34,6 +34,7 @@ struct settings {
 	long dgram_bytes;	/* -l */
 	struct net_sockopts sockopts;
 	long loops;
+	long time_ms;		/* -t: send for this long instead of -n loops; 0 */
 	int port;
 	const struct send_mode *mode;	/* with a list, its first */
 	const struct send_mode *arms[ALT_MAX_ARMS];	/* -m A,B,...: the modes taking turns */
@@ -66,6 +67,7 @@ struct summary {
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	uint64_t datagrams, calls;	/* -u: DATA datagrams sent, and the calls that sent them */
 	uint64_t received;	/* -u: of them, what zcs's ACK says it received (confirmed) */
+	uint64_t files_sent;	/* whole files (with -t, round and round the set) */
 	unsigned skipped;	/* the run's: files named but not sent (not regular, unreadable) */
 	int metered;		/* -c, and the meter worked throughout */
 	struct soak_figures fig;	/* the meter's */

@@ -199,26 +199,74 @@ static const struct {
 	double bits;
 } bit_units[] = { { "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 }, { "tbit", 1e12 } };
 
+/*
+ * A number at the start of s, digits with a fraction or not (no sign, no
+ * blank): its length (0: none), and its value in *v.
+ */
+static size_t parse_decimal(const char *s, double *v)
+{
+	size_t n = strspn(s, "0123456789");
+	char num[64];
+
+	if (n > 0 && s[n] == '.')
+		n += 1 + strspn(s + n + 1, "0123456789");
+	if (n == 0 || n >= sizeof(num))
+		return 0;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	*v = strtod(num, NULL);
+	return n;
+}
+
+enum opt_status opt_parse_secs(const char *s, long min_ms, long max_ms, long *ms)
+{
+	double v = 0;
+	size_t n = parse_decimal(s, &v);
+
+	if (*s == '\0')
+		return OPT_EMPTY;
+	if (n == 0)
+		return OPT_NOT_A_NUMBER;
+	if (s[n] != '\0')
+		return OPT_TRAILING;
+	if (v * 1000 > (double)max_ms)
+		return OPT_TOO_LARGE;
+	if (v * 1000 + 0.5 < (double)min_ms)
+		return OPT_TOO_SMALL;
+	*ms = (long)(v * 1000 + 0.5);
+	return OPT_OK;
+}
+
+long opt_secs(int opt, const char *arg, long min_ms, long max_ms)
+{
+	long ms = 0;
+	enum opt_status st = opt_parse_secs(arg, min_ms, max_ms, &ms);
+	char why[80];
+
+	if (st == OPT_OK)
+		return ms;
+	if (st == OPT_TOO_SMALL)
+		snprintf(why, sizeof(why), "must be at least %g s", min_ms / 1000.0);
+	else if (st == OPT_TOO_LARGE)
+		snprintf(why, sizeof(why), "must be at most %g s", max_ms / 1000.0);
+	else
+		snprintf(why, sizeof(why), "%s", opt_status_text(st));
+	opt_fail(opt, arg, why);
+}
+
 enum opt_status opt_parse_rate(const char *s, long min, long max, long *out)
 {
 	enum opt_status st = opt_parse_size(s, min, max, out);
-	size_t n = strspn(s, "0123456789");
-	char num[64];
+	size_t n;
 	const char *end;
-	double v, bytes;
+	double v = 0, bytes;
 
 	if (st != OPT_TRAILING)
 		return st;
-	/* Digits, with a fraction or not, then a unit of bits: nothing else (no sign, no blank). */
-	if (s[n] == '.')
-		n += 1 + strspn(s + n + 1, "0123456789");
+	/* Digits, with a fraction or not, then a unit of bits: nothing else. */
+	n = parse_decimal(s, &v);
 	if (n == 0)
-		return OPT_NOT_A_NUMBER;
-	if (n >= sizeof(num))
-		return OPT_NOT_A_RATE;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	v = strtod(num, NULL);
+		return isdigit((unsigned char)*s) ? OPT_NOT_A_RATE : OPT_NOT_A_NUMBER;
 	end = s + n;
 	for (size_t i = 0; i < sizeof(bit_units) / sizeof(bit_units[0]); i++) {
 		if (strcasecmp(end, bit_units[i].name) != 0)

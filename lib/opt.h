@@ -24,6 +24,11 @@ enum opt_status opt_parse_size(const char *s, long min, long max, long *out);
  * case), rounded to whole bytes.
  */
 enum opt_status opt_parse_rate(const char *s, long min, long max, long *out);
+/*
+ * Seconds, with a fraction or not (0.5, 10), in milliseconds in [min_ms,
+ * max_ms]; no unit, sign or blank.
+ */
+enum opt_status opt_parse_secs(const char *s, long min_ms, long max_ms, long *ms);
 const char *opt_status_text(enum opt_status st);
 
 /*
@@ -63,5 +68,7 @@ const char *opt_join_names(char *out, size_t size, const char *const *names, siz
 long opt_long(int opt, const char *arg, long min, long max);
 long opt_size(int opt, const char *arg, long min, long max);
 long opt_rate(int opt, const char *arg, long min, long max);
+/* Seconds (opt_parse_secs), in milliseconds; the limits said in seconds. */
+long opt_secs(int opt, const char *arg, long min_ms, long max_ms);
 
 #endif

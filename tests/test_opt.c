@@ -118,6 +118,25 @@ static void rates_take_bytes_or_bits_with_their_unit(void)
 		  "bits with their unit (bit, kbit, mbit, gbit, tbit: x1000)");
 }
 
+/* Seconds, a fraction or not, to the millisecond; nothing else. */
+static void seconds_take_a_fraction_and_nothing_else(void)
+{
+	long ms = 0;
+
+	CHECK(opt_parse_secs("10", 1, 86400000, &ms) == OPT_OK && ms == 10000);
+	CHECK(opt_parse_secs("0.5", 1, 86400000, &ms) == OPT_OK && ms == 500);
+	CHECK(opt_parse_secs("2.25", 1, 86400000, &ms) == OPT_OK && ms == 2250);
+	CHECK(opt_parse_secs("0.0004", 1, 86400000, &ms) == OPT_TOO_SMALL);
+	CHECK(opt_parse_secs("0", 1, 86400000, &ms) == OPT_TOO_SMALL);
+	CHECK(opt_parse_secs("86401", 1, 86400000, &ms) == OPT_TOO_LARGE);
+	CHECK(opt_parse_secs("", 1, 86400000, &ms) == OPT_EMPTY);
+	CHECK(opt_parse_secs("-1", 1, 86400000, &ms) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_secs(".5", 1, 86400000, &ms) == OPT_NOT_A_NUMBER);
+	CHECK(opt_parse_secs("5s", 1, 86400000, &ms) == OPT_TRAILING);
+	CHECK(opt_parse_secs("1e3", 1, 86400000, &ms) == OPT_TRAILING);
+	CHECK(opt_parse_secs(" 5", 1, 86400000, &ms) == OPT_NOT_A_NUMBER);
+}
+
 int main(void)
 {
 	RUN(plain_numbers_parse);
@@ -126,6 +145,7 @@ int main(void)
 	RUN(size_suffixes_multiply_by_1024);
 	RUN(size_suffix_errors);
 	RUN(rates_take_bytes_or_bits_with_their_unit);
+	RUN(seconds_take_a_fraction_and_nothing_else);
 	RUN(status_texts_name_the_problem);
 	RUN(names_join_as_a_sentence_says_them);
 	return CHECK_EXIT();

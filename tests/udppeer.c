@@ -3,7 +3,7 @@
  * the datagram format's description (docs/programs.txt) and sharing no code
  * with zc.
  *
- *   udppeer check [-n] LEN LOOPS FILE...
+ *   udppeer check [-n] [-t] LEN LOOPS FILE...
  *	Binds 127.0.0.1 on a port of the kernel's choosing, prints it, and
  *	takes one sender's datagrams until its END: each DATA datagram must be
  *	byte for byte the one the format prescribes for its number, given the
@@ -12,6 +12,8 @@
  *	"datagrams D, distinct N, bytes B, out of order O, duplicated U, wrong W, end E"
  *	where E is the END's count of datagrams sent. Exits 0 when every
  *	datagram was right and none was missing, 1 if not, 2 on a failure.
+ *	-t (zcc -t): LOOPS is the most the sender may send, and its END may
+ *	come at the end of any file: every datagram before it must have come.
  *
  *   udppeer send [-e ends] [-x] PORT LEN LOOPS ORDER FILE...
  *	Sends the files' datagrams to 127.0.0.1 PORT in the ORDER given, a
@@ -144,7 +146,7 @@ static size_t build_end(unsigned char *out, uint32_t kind, uint32_t stream, uint
 static int check(int argc, char **argv)
 {
 	static unsigned char got[65536], want[65536], seen[MAX_DGRAMS];
-	int no_ack = argc > 0 && strcmp(argv[0], "-n") == 0;
+	int no_ack = argc > 0 && strcmp(argv[0], "-n") == 0, timed;
 	size_t len, datagrams = 0, distinct = 0, bytes = 0, ooo = 0, dups = 0, wrong = 0, high = 0;
 	unsigned loops;
 	uint64_t end = 0;
@@ -154,8 +156,10 @@ static int check(int argc, char **argv)
 	int64_t stream = -1;
 
 	argv += no_ack, argc -= no_ack;
+	timed = argc > 0 && strcmp(argv[0], "-t") == 0;
+	argv += timed, argc -= timed;
 	if (argc < 3)
-		return fprintf(stderr, "usage: udppeer check [-n] LEN LOOPS FILE...\n"), 2;
+		return fprintf(stderr, "usage: udppeer check [-n] [-t] LEN LOOPS FILE...\n"), 2;
 	len = atol(argv[0]);
 	loops = atoi(argv[1]);
 	load(argv + 2, argc - 2);
@@ -223,6 +227,9 @@ static int check(int argc, char **argv)
 	}
 	printf("datagrams %zu, distinct %zu, bytes %zu, out of order %zu, duplicated %zu, wrong %zu, "
 	       "end %llu\n", datagrams, distinct, bytes, ooo, dups, wrong, (unsigned long long)end);
+	if (timed)
+		return wrong || end > n_slices || distinct != end ||
+		       (end < n_slices && slices[end].offset != 0) ? 1 : 0;
 	return wrong || distinct != n_slices || end != n_slices ? 1 : 0;
 }
 

@@ -16,6 +16,16 @@
 #include "../lib/timing.h"
 #include "tx.h"
 
+int tx_time_up(const struct sender *snd, const struct tx_plan *plan, uint64_t start_ns,
+	       uint64_t sent_at_start)
+{
+	if (!plan->ns)
+		return 0;
+	if (snd->rate && !snd->mode->datagram && snd->sent - sent_at_start >= (double)snd->rate * plan->ns / NSEC_PER_SEC)
+		return 1;
+	return timing_now_ns() - start_ns >= plan->ns;
+}
+
 /* -R: how far behind its schedule a paced datagram sender may be and still catch up. */
 #define PACE_SLACK_NS 1000000
 

@@ -34,22 +34,90 @@ static void send_one_file(struct sender *snd, const struct tx_file *f)
 	tx_close_file(fd, &now);
 }
 
-void tx_stream_send(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+/*
+ * -t: how many files the next loop sends, with `done` sent in `elapsed` of
+ * the plan's time and `last` in the loop before: what the rate so far sends
+ * in the TX_TIMED_SLICES-th part of the time, or in the time left if that
+ * is less; one at least, and at most twice the loop before's, for the
+ * first files fill the socket's buffer faster than the peer takes them.
+ */
+static uint64_t timed_loop_files(const struct tx_plan *plan, uint64_t done, uint64_t elapsed,
+				 uint64_t last)
+{
+	uint64_t slice = plan->ns / TX_TIMED_SLICES, left = plan->ns - elapsed;
+	double n;
+
+	if (done == 0 || elapsed == 0)
+		return 1;
+	n = (double)done / elapsed * (left < slice ? left : slice);
+	if (n > 2.0 * last)
+		n = 2.0 * last;
+	return n < 1 ? 1 : n > UINT32_MAX ? UINT32_MAX : (uint64_t)n;
+}
+
+/*
+ * -t, paced: of count files from files[next] on, how many fit in what is
+ * left of the rate's bytes for the time (`left`); one at least.
+ */
+static uint64_t files_within(const struct tx_file *files, size_t n_files, size_t next,
+			     uint64_t count, double left)
+{
+	uint64_t k = 0;
+
+	for (double bytes = 0; k < count; k++, next = next + 1 < n_files ? next + 1 : 0) {
+		bytes += PROTO_U32_BYTES + files[next].size;
+		if (bytes > left)
+			break;
+	}
+	return k ? k : 1;
+}
+
+/* -t's end: the loops the time left unused, as empty loops (a zero file count each). */
+static void send_empty_loops(struct sender *snd, uint32_t loops)
+{
+	static const unsigned char zeros[4096 * PROTO_U32_BYTES];
+
+	while (loops > 0) {
+		uint32_t n = loops < 4096 ? loops : 4096;
+
+		tx_send_bytes(snd, zeros, n * PROTO_U32_BYTES);
+		loops -= n;
+	}
+}
+
+void tx_stream_send(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
 		    const struct tx_file *files, size_t n_files, int debug)
 {
+	uint32_t loops = plan->ns ? TX_TIMED_LOOPS : plan->loops, loop;
+	uint64_t start = timing_now_ns(), done = 0, count = 0, sent0;
+	size_t next = 0;
+
 	if (turn)
 		snd = turn(arg);
+	sent0 = snd->sent;
 	send_u32(snd, loops);
-	for (uint32_t loop = 0; loop < loops; loop++) {
-		send_u32(snd, n_files);
-		for (size_t i = 0; i < n_files; i++) {
+	for (loop = 0; loop < loops && !tx_time_up(snd, plan, start, sent0); loop++) {
+		count = plan->ns ? timed_loop_files(plan, done, timing_now_ns() - start, count) : n_files;
+		if (plan->ns && snd->rate)
+			count = files_within(files, n_files, next, count,
+					     (double)snd->rate * plan->ns / NSEC_PER_SEC - (snd->sent - sent0));
+
+		send_u32(snd, count);
+		for (uint64_t i = 0; i < count; i++, done++) {
 			if (turn)
 				snd = turn(arg);
 			if (debug > 1)
-				tx_say_file(loop, &files[i]);
-			send_one_file(snd, &files[i]);
+				tx_say_file(loop, &files[next]);
+			send_one_file(snd, &files[next]);
+			next = next + 1 < n_files ? next + 1 : 0;
 		}
 	}
+	snd->files_sent = done;
+	if (loop < loops)
+		send_empty_loops(snd, loops - loop);
+	else if (plan->ns && !tx_time_up(snd, plan, start, sent0))
+		warnx("-t: the stream's %u loops were used up %.3f s into the %.3f s asked",
+		      loops, timing_secs(timing_now_ns() - start), timing_secs(plan->ns));
 }
 
 /*

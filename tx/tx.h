@@ -54,6 +54,15 @@ struct tx_file {
 
 struct sender;
 
+/*
+ * How long a stream lasts: -n's loops of the file set, or with -t the file
+ * set round and round for a time, from the first byte, the last file whole.
+ */
+struct tx_plan {
+	uint32_t loops;		/* -n */
+	uint64_t ns;		/* -t: the time (loops unused); 0 */
+};
+
 /* -m A,B: the sender whose turn it is, before the first byte and before each file. */
 typedef struct sender *(*tx_turn_fn)(void *arg);
 
@@ -67,7 +76,7 @@ typedef struct sender *(*tx_turn_fn)(void *arg);
 struct send_mode {
 	const char *name;
 	void (*setup)(struct sender *snd);
-	void (*send_stream)(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+	void (*send_stream)(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
 			    const struct tx_file *files, size_t n_files, int debug);
 	int (*await_end)(struct sender *snd, long wait_secs);
 	void (*connected)(struct sender *snd);
@@ -144,6 +153,7 @@ struct sender {
 	unsigned batch;		/* datagrams a batch at most */
 	uint32_t stream_id;	/* at random: zcs tells this stream's datagrams by it */
 	uint32_t loops, files;	/* for the END */
+	uint64_t files_sent;	/* whole files sent (the stream's; -m A,B: the arms' together) */
 	uint64_t datagrams, calls;	/* DATA datagrams sent, and the calls that sent them */
 	uint64_t rate;		/* -R, this stream's share, in bytes/sec; 0 */
 	int debug;
@@ -187,8 +197,14 @@ void tx_sender_close(struct sender *snd);
 /*
  * The whole stream: loops, then each loop's file count and files, each its
  * length as it is now and its data. debug > 1 says each file on stderr.
+ * With -t (plan->ns), the loop count is TX_TIMED_LOOPS and each loop's file
+ * count is chosen as it starts, so that a loop lasts about -t's
+ * TX_TIMED_SLICES-th part (one file at least); once the time is up, the
+ * loops left go as empty ones, 4 bytes each.
  */
-void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *files,
+#define TX_TIMED_LOOPS 65536
+#define TX_TIMED_SLICES 4096
+void tx_send_stream(struct sender *snd, const struct tx_plan *plan, const struct tx_file *files,
 		    size_t n_files, int debug);
 
 /*
@@ -199,7 +215,7 @@ void tx_send_stream(struct sender *snd, uint32_t loops, const struct tx_file *fi
  * from the moment it is handed on: turn copies it from the sender before.
  * A datagram mode takes no turns.
  */
-void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
 			  const struct tx_file *files, size_t n_files, int debug);
 
 /*
@@ -252,8 +268,16 @@ int tx_uring_is_zc(const struct sender *snd);
 void tx_uring_wait_cqe(struct sender *snd, struct io_uring_cqe *cqe);
 
 /* stream.c: a TCP stream's send_stream and await_end (tx_send_stream_turns, tx_await_close). */
-void tx_stream_send(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
+void tx_stream_send(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
 		    const struct tx_file *files, size_t n_files, int debug);
+/*
+ * -t: the plan's time is up, counted from start_ns. A stream paced by the
+ * kernel (-R) ends once the rate's bytes for the time have left the sender
+ * (snd->sent counted from sent_at_start): a socket buffer's worth may still
+ * be on its way then, which at a low rate is seconds.
+ */
+int tx_time_up(const struct sender *snd, const struct tx_plan *plan, uint64_t start_ns,
+	       uint64_t sent_at_start);
 int tx_stream_await_close(struct sender *snd, long wait_secs);
 
 /* The rows the families define. */

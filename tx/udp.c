@@ -388,19 +388,31 @@ static unsigned next_buffer(struct sender *snd)
 	return slot;
 }
 
-/* A datagram mode's send_stream: every file cut into datagrams, batch by batch; no turns. */
-static void send_stream_datagrams(struct sender *snd, tx_turn_fn turn, void *arg, uint32_t loops,
-				  const struct tx_file *files, size_t n_files, int debug)
+/*
+ * A datagram mode's send_stream: every file cut into datagrams, batch by
+ * batch; no turns. With -t, the file set round and round until the time is
+ * up, the last file whole; the END says the loops begun.
+ */
+static void send_stream_datagrams(struct sender *snd, tx_turn_fn turn, void *arg,
+				  const struct tx_plan *plan, const struct tx_file *files,
+				  size_t n_files, int debug)
 {
+	uint64_t start = timing_now_ns(), sent0 = snd->sent;
+
 	(void)turn;
 	(void)arg;
-	snd->loops = loops;
 	snd->files = n_files;
-	for (uint32_t loop = 0; loop < loops; loop++) {
+	for (uint32_t loop = 0; plan->ns ? loop < UINT32_MAX : loop < plan->loops; loop++) {
 		for (size_t i = 0; i < n_files; i++) {
 			struct tx_file now;
-			int fd = tx_open_file(&files[i], &now);
+			int fd;
 			uint64_t at = 0;
+
+			if (tx_time_up(snd, plan, start, sent0))
+				return;
+			if (i == 0)
+				snd->loops = loop + 1;
+			fd = tx_open_file(&files[i], &now);
 
 			if (debug > 1)
 				tx_say_file(loop, &now);
@@ -413,6 +425,7 @@ static void send_stream_datagrams(struct sender *snd, tx_turn_fn turn, void *arg
 				snd->mode->send_datagrams(snd, slot, bytes, n);
 			} while (at < now.size);
 			tx_close_file(fd, &now);
+			snd->files_sent++;
 		}
 	}
 }
