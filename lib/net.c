@@ -199,8 +199,18 @@ static void say_connected(int fd, const char *where, long asked)
 		fprintf(stderr, "%s: TCP_MAXSEG %ld asked, %d settled (data per segment, after TCP options)\n",
 			program_invocation_short_name, asked, mss);
 	else
-		fprintf(stderr, "%s: TCP_MAXSEG %d (data per segment, after TCP options)\n",
+		fprintf(stderr, "%s: TCP_MAXSEG %d once connected (data per segment, after TCP options)\n",
 			program_invocation_short_name, mss);
+}
+
+void net_say_mss_settled(int fd)
+{
+	int mss = 0;
+	socklen_t len = sizeof(mss);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0)
+		fprintf(stderr, "%s: TCP_MAXSEG %d at the last byte (as the transfer settled it: "
+			"before data, the kernel may say less)\n", program_invocation_short_name, mss);
 }
 
 int net_connect(const char *host, int port_num, const struct net_sockopts *opts, int debug)

@@ -78,9 +78,14 @@ void net_set_pacing(int fd, uint64_t bytes_per_sec, int debug);
  * Connect to host:port, trying every address getaddrinfo() returns, with the
  * buffer sizes set before connect() so the window scale reflects them, and
  * the MSS so that the SYN announces it. Exits with a message naming the host
- * on failure. With debug, says the MSS the kernel settled on.
+ * on failure. With debug, says the MSS the kernel gives once connected.
  */
 int net_connect(const char *host, int port, const struct net_sockopts *opts, int debug);
+/*
+ * -d: the MSS at a stream's last byte. Over loopback the kernel says 32741
+ * once connected and 65483 once data has gone (what ss -ti shows).
+ */
+void net_say_mss_settled(int fd);
 
 /*
  * Listen on addr:port, or on every IPv4 and IPv6 address when addr is NULL,
