@@ -409,7 +409,7 @@ static void print_arm(const struct alternation *alt, unsigned i, FILE *out, char
 		s.slots, (unsigned long long)s.bytes, timing_secs(s.ns),
 		units_rate(rate, sizeof(rate), s.bytes, s.ns, unit));
 	if (metered(alt)) {
-		fprintf(out, ", cpu %.1f%%, %.3f us/KB", 100 * sum_load(&s), sum_demand(alt, &s));
+		fprintf(out, ", load %.1f%%, demand %.3f us/KB", 100 * sum_load(&s), sum_demand(alt, &s));
 		if (!isnan(sum_kernel(&s)))
 			fprintf(out, ", kernel %.1f%%", 100 * sum_kernel(&s));
 	}

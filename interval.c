@@ -8,13 +8,14 @@
 #include "zcs.h"
 
 void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
-		     uint64_t to_ns, uint64_t bytes)
+		     uint64_t to_ns, uint64_t bytes, const char *tag)
 {
 	struct interval *more;
 	char rate[48];
 
 	if (!s->json) {
-		printf("%s\n", units_rate(rate, sizeof(rate), bytes, to_ns - from_ns, s->unit));
+		printf("%s%s%s\n", tag ? tag : "", tag ? ": " : "",
+		       units_rate(rate, sizeof(rate), bytes, to_ns - from_ns, s->unit));
 		return;
 	}
 	more = realloc(iv->list, (iv->n + 1) * sizeof(*more));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -43,9 +44,17 @@ struct conn {
 	struct arrival arr;	/* as the parent accepted it */
 	struct link_figures link_fig;
 	int idle_closed;	/* -W: ended for sending nothing for that long */
+	int tagged;		/* its interval lines name the peer: another connection was served at one */
 };
 
 static volatile sig_atomic_t tick;
+
+/*
+ * The connections being served, counted by the parent in memory it shares
+ * with every child: a child whose interval lines may interleave with
+ * another's tags them (report_interval).
+ */
+static int *serving;
 
 static volatile sig_atomic_t tick;
 
@@ -195,7 +204,9 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 			uint64_t now = timing_now_ns();
 
 			tick = 0;
-			report_interval(s, &c.intervals, last - start, now - start, bytes - bytes_at_last);
+			c.tagged |= __atomic_load_n(serving, __ATOMIC_SEQ_CST) > 1;
+			report_interval(s, &c.intervals, last - start, now - start, bytes - bytes_at_last,
+					c.tagged ? peer : NULL);
 			last = now;
 			bytes_at_last = bytes;
 		}
@@ -248,7 +259,6 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
  * -L (atomic, as the handler counts them down), and with -c the meter.
  */
 static struct {
-	int serving;
 	struct hostmeter *hm;
 } children;
 
@@ -266,7 +276,7 @@ static void reap_children(int sig)
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
 		if (hm && hostmeter_reaped(hm, pid))
 			continue;
-		__atomic_sub_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(serving, 1, __ATOMIC_SEQ_CST);
 	}
 	errno = saved;
 }
@@ -310,7 +320,7 @@ static void wait_below_the_bound(const struct settings *s, struct hostmeter *hm)
 {
 	static int said;
 
-	while (__atomic_load_n(&children.serving, __ATOMIC_SEQ_CST) >= s->max_conns) {
+	while (__atomic_load_n(serving, __ATOMIC_SEQ_CST) >= s->max_conns) {
 		if (!said++)
 			warnx("%ld connections at once (-L %ld): the next wait to be accepted until "
 			      "one ends", s->max_conns, s->max_conns);
@@ -327,6 +337,9 @@ void serve_connections(int lfd, const struct settings *s, struct hostmeter *hm)
 	struct sigaction sa = { .sa_handler = reap_children, .sa_flags = SA_RESTART };
 
 	children.hm = hm;
+	serving = mmap(NULL, sizeof(*serving), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (serving == MAP_FAILED)
+		err(1, "mmap");
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGCHLD, &sa, NULL) < 0)
 		err(1, "sigaction SIGCHLD");
@@ -364,11 +377,11 @@ void serve_connections(int lfd, const struct settings *s, struct hostmeter *hm)
 		arr.linked = (hm || s->json) && link_find(&arr.link, fd) == 0;
 		if (arr.linked)
 			link_take(&arr.link, &arr.link_at);
-		__atomic_add_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(serving, 1, __ATOMIC_SEQ_CST);
 		pid = fork();
 		if (pid < 0) {
 			warn("fork for %s", peer);
-			__atomic_sub_fetch(&children.serving, 1, __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(serving, 1, __ATOMIC_SEQ_CST);
 			if (hm)
 				hostmeter_not_served(hm);
 		} else if (pid == 0) {

@@ -49,6 +49,7 @@ struct sender {
 	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 	uint64_t first_ns, last_ns, end_ns;
 	uint64_t tick_ns, tick_bytes;	/* the -t interval's start, and the bytes counted then */
+	int tagged;		/* its interval lines name it: another sender was active at one */
 	struct intervals intervals;	/* -J */
 	uint64_t sent_datagrams, sent_bytes;	/* the END's counts */
 	int idle_closed;
@@ -361,16 +362,21 @@ static void take(void *ctx, const struct rx_datagram *dg)
 static void look_up(struct server *sv, uint64_t now)
 {
 	int report = tick;
+	long active = 0;
 
 	tick = 0;
+	for (long i = 0; report && i < sv->s->max_conns; i++)
+		active += sv->senders[i].active;
 	for (long i = 0; i < sv->s->max_conns; i++) {
 		struct sender *d = &sv->senders[i];
 
 		if (!d->active)
 			continue;
 		if (report) {
+			d->tagged |= active > 1;
 			report_interval(sv->s, &d->intervals, d->tick_ns - d->first_ns,
-					now - d->first_ns, d->count.bytes - d->tick_bytes);
+					now - d->first_ns, d->count.bytes - d->tick_bytes,
+					d->tagged ? d->peer : NULL);
 			d->tick_ns = now;
 			d->tick_bytes = d->count.bytes;
 		}

@@ -50,9 +50,14 @@ struct intervals {
 
 /* interval.c: */
 
-/* An interval's rate: printed, or with -J kept for the summary. */
+/*
+ * An interval's rate: printed, or with -J kept for the summary. Printed, it
+ * is 2001's line ("N kbytes/sec"); while other connections or senders are
+ * being served too, and from then on, the line begins with the peer it
+ * counts ("127.0.0.1:40312: N kbytes/sec"), tag here, else NULL.
+ */
 void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
-		     uint64_t to_ns, uint64_t bytes);
+		     uint64_t to_ns, uint64_t bytes, const char *tag);
 /* -J: the intervals kept, as an array member. */
 void json_intervals(struct json *j, const struct intervals *iv);
 

@@ -220,7 +220,7 @@ void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_f
 
 void meter_print(FILE *out, const struct soak_figures *f)
 {
-	fprintf(out, ", cpu %.1f%%, %.3f us/KB", f->load * 100, f->demand_us_per_kb);
+	fprintf(out, ", load %.1f%%, demand %.3f us/KB", f->load * 100, f->demand_us_per_kb);
 	if (isnan(f->kernel))
 		fprintf(out, ", kernel unknown");
 	else

@@ -81,7 +81,7 @@ int meter_mark(struct meter *m, enum meter_moment when);
  */
 void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_figures *f);
 
-/* The figures on a summary line: ", cpu LOAD%, DEMAND us/KB, kernel LOAD%". */
+/* The figures on a summary line: ", load LOAD%, demand DEMAND us/KB, kernel LOAD%". */
 void meter_print(FILE *out, const struct soak_figures *f);
 
 /*

@@ -23,3 +23,13 @@ function rate_arg(r) {
 function rate_words(r) {
 	return sprintf("zcc -R %s (%.1f MB/s)", rate_arg(r), r / 1e6)
 }
+
+# paced_words(): under a paced verdict, why its us/KB are above full
+# speed's, and what each of the two meters answers.
+function paced_words() {
+	print "Paced, a KB costs more than at full speed: each wake-up's fixed cost (a timer, an ACK, a"
+	print "schedule) is spread over fewer bytes; compare methods at one rate, not across rates. load% (the"
+	print "soakers) is what the host paid in all, interrupts and a hypervisor's time included; kernel% is"
+	print "what the kernel charged to tasks: the first says which method costs this host less, the"
+	print "second where the kernel saw the time go."
+}

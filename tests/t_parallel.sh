@@ -42,6 +42,26 @@ test_zcs_serves_the_streams_at_the_same_time() {
 	expect_eq "$(zcs_summaries | awk '{ print $2 }' | sort -u)" "$(stream_bytes 3000 "$T/f/350k")"
 }
 
+# With -P, zcs's interval lines begin with the peer each counts, so that
+# the streams' lines can be told apart; a connection served alone keeps
+# 2001's line.
+test_zcs_tags_the_interval_lines_of_streams_served_together() {
+	local peers
+	make_files "$T/f"
+	start_zcs -t 1
+	"$ROOT/zcc" -P 2 -t 2.5 -R 40m -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -P 2 failed"
+	wait_summaries 2
+	grep -v -E '^(.* port [0-9]+: [0-9]+ kbytes/sec|received .*)$' "$T/zcs.out" && fail "a line untagged"
+	peers=$(sed -n -E 's/^(.* port [0-9]+): [0-9]+ kbytes\/sec$/\1/p' "$T/zcs.out" | sort | uniq -c |
+		awk '$1 >= 2 && $1 <= 3 { n++ } END { print n + 0 }')
+	expect_eq "$peers" 2 "peers with 2 or 3 interval lines each"
+	grep -q -E '^received ' "$T/zcs.out" || fail "no summary"
+	"$ROOT/zcc" -t 1.5 -R 40m -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc alone failed"
+	wait_summaries 3
+	expect_eq "$(sed -n '/^received /,$p' "$T/zcs.out" | grep -c -E '^[0-9]+ kbytes/sec$')" 1 \
+		"2001's interval line of the connection alone"
+}
+
 test_a_B_list_pins_each_stream_to_its_cpu() {
 	local zcc kids cpus
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
@@ -69,7 +89,7 @@ test_P_with_c_puts_the_meter_on_the_total() {
 	out=$(cd "$T" && "$ROOT/zcc" -c -T 200 -P 2 -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/*)
 	expect_eq "$(echo "$out" | grep -c -E "^stream [12]: $STREAM_LINE\$")" 2 "stream lines: $out"
 	expect_match "$(echo "$out" | tail -n 1)" \
-		"^all 2 streams: sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel (-?[0-9]+\\.[0-9]%|unknown)$CPU_TIMES$LO_LINK\$"
+		"^all 2 streams: sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile, load -?[0-9]+\\.[0-9]%, demand -?[0-9]+\\.[0-9]{3} us/KB, kernel (-?[0-9]+\\.[0-9]%|unknown)$CPU_TIMES$LO_LINK\$"
 }
 
 test_streams_that_fail_are_counted_and_exit_1() {

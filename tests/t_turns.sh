@@ -48,10 +48,10 @@ test_turns_print_every_arm_and_each_against_the_cheapest() {
 	(cd "$T" && "$ROOT/zcc" -c -T 0 -m write,sendfile -A 50 -R 100m -n 40 -s 127.0.0.1 -p "$PORT" \
 		"$T"/f/* >"$T/out" 2>"$T/err") || fail "zcc failed: $(cat "$T/err")"
 	total=$(stream_bytes 40 "$T"/f/*)
-	expect_match "$(sed -n 1p "$T/out")" "^sent $total bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode write,sendfile, rate 102400 kbytes/sec asked(, [0-9]+% reached \\(short of it\\))?, cpu -?[0-9.]+%, -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES$LO_LINK\$"
+	expect_match "$(sed -n 1p "$T/out")" "^sent $total bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode write,sendfile, rate 102400 kbytes/sec asked(, [0-9]+% reached \\(short of it\\))?, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES$LO_LINK\$"
 	arms=$(sed -n '2,3p' "$T/out")
-	expect_match "$(sed -n 2p "$T/out")" "^arm write: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%\$"
-	expect_match "$(sed -n 3p "$T/out")" "^arm sendfile: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, cpu -?[0-9]+\\.[0-9]%, -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%\$"
+	expect_match "$(sed -n 2p "$T/out")" "^arm write: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, load -?[0-9]+\\.[0-9]%, demand -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%\$"
+	expect_match "$(sed -n 3p "$T/out")" "^arm sendfile: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, load -?[0-9]+\\.[0-9]%, demand -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%\$"
 	# The slots' measured bytes are some of the stream's, never more.
 	sum=$(echo "$arms" | awk '{ s += $5 } END { print s }')
 	[ "$sum" -gt 0 ] && [ "$sum" -lt "$total" ] || fail "the arms counted $sum of $total bytes"

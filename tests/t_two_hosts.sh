@@ -33,9 +33,9 @@ test_the_readme_walkthrough_measures_each_end_in_its_own_run() {
 	# The first run measured the receiving end, the second the sending end;
 	# each line's link is its own end of the pair, counted by softirqs.
 	line=$(grep "^received $bytes bytes" "$T/out" | head -n 1)
-	expect_match "$line" "^received $bytes bytes in [0-9.]+ s, [0-9]+ kbytes/sec, cpu -?[0-9.]+%, -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES, $if_r: rx [0-9]+ pps, tx [0-9]+ pps, 0 ints/s \\(softirqs [0-9]+/s\\)\$"
+	expect_match "$line" "^received $bytes bytes in [0-9.]+ s, [0-9]+ kbytes/sec, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES, $if_r: rx [0-9]+ pps, tx [0-9]+ pps, 0 ints/s \\(softirqs [0-9]+/s\\)\$"
 	line=$(grep "^sent $bytes bytes" "$T/out" | tail -n 1)
-	expect_match "$line" "^sent $bytes bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile, cpu -?[0-9.]+%, -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES, $if_s: rx [0-9]+ pps, tx [0-9]+ pps, 0 ints/s \\(softirqs [0-9]+/s\\)\$"
+	expect_match "$line" "^sent $bytes bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES, $if_s: rx [0-9]+ pps, tx [0-9]+ pps, 0 ints/s \\(softirqs [0-9]+/s\\)\$"
 	grep "^received $bytes bytes" "$T/out" | tail -n 1 | grep -q ' us/KB' && fail "the second zcs was metered: $(cat "$T/out")"
 	grep "^sent $bytes bytes" "$T/out" | head -n 1 | grep -q ' us/KB' && fail "the first zcc was metered: $(cat "$T/out")"
 	! ip netns list | grep -q -e "$ns_r" -e "$ns_s" || fail "the walk-through left its namespaces"

@@ -338,6 +338,18 @@ test_streams_of_one_zcc_are_senders_of_their_own() {
 	expect_match "$(grep '^all 3 streams: ' "$T/out")" "^all 3 streams: sent $((3 * b)) bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendmsg, $((3 * d)) datagrams in $((3 * d)) calls, $((3 * d)) received, rate 196608 kbytes/sec asked"
 }
 
+# zcs -u's interval lines begin with the sender each counts while senders
+# are served together, as zcs's connections' do.
+test_zcs_tags_the_interval_lines_of_senders_served_together() {
+	udp_files "$T/f"
+	start_zcs -u -t 1
+	"$ROOT/zcc" -u -P 2 -t 2.5 -R 16m -p "$PORT" -s 127.0.0.1 "$T/f"/* >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	wait_summaries 2
+	grep -v -E '^(.* port [0-9]+: [0-9]+ kbytes/sec|received .*)$' "$T/zcs.out" && fail "a line untagged"
+	expect_eq "$(sed -n -E 's/^(.* port [0-9]+): [0-9]+ kbytes\/sec$/\1/p' "$T/zcs.out" | sort | uniq -c |
+		awk '$1 >= 2 && $1 <= 3 { n++ } END { print n + 0 }')" 2 "senders with 2 or 3 interval lines each"
+}
+
 test_J_gives_both_ends_datagram_figures() {
 	local j
 	udp_files "$T/f"
@@ -373,7 +385,7 @@ test_zcs_reports_each_interval_of_a_sender() {
 }
 
 # The fields of a metered summary, as t_zcs_cpu.sh has them.
-METERED=', cpu -?[0-9]+\.[0-9]%, -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9]+\.[0-9]%'
+METERED=', load -?[0-9]+\.[0-9]%, demand -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9]+\.[0-9]%'
 
 # zcs -u -c: a sender alone gets the host's load, its demand and the link;
 # two at once each get their own window, from its first datagram to its END,
@@ -399,9 +411,9 @@ test_c_gives_each_sender_a_window_of_its_own() {
 			"sender $i"
 	done
 	# Each window held both transfers: more than the lone sender's, on a quiet machine twice it.
-	load1=$(field "$(zcs_summaries | sed -n 1p)" cpu)
-	load2=$(field "$(zcs_summaries | sed -n 2p)" cpu)
-	load3=$(field "$(zcs_summaries | sed -n 3p)" cpu)
+	load1=$(field "$(zcs_summaries | sed -n 1p)" load)
+	load2=$(field "$(zcs_summaries | sed -n 2p)" load)
+	load3=$(field "$(zcs_summaries | sed -n 3p)" load)
 	awk -v a="$load1" -v b="$load2" -v c="$load3" 'BEGIN { exit !(b > a && c > a) }' ||
 		fail "the shared windows' loads $load2% and $load3% against the lone sender's $load1%"
 }

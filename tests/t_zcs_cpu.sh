@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # The fields of a metered zcs summary, in order.
-METERED=', cpu -?[0-9]+\.[0-9]%, -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9]+\.[0-9]%'
+METERED=', load -?[0-9]+\.[0-9]%, demand -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9]+\.[0-9]%'
 
 # send_big LOOPS [ZCC ARGS]: one unmetered zcc run of $T/big to zcs.
 send_big() {
@@ -24,7 +24,7 @@ test_c_puts_load_demand_and_kernel_view_before_own_cpu() {
 	line=$(zcs_summaries)
 	bytes=$(stream_bytes 20 "$T/big")
 	expect_match "$line" "^received $bytes bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec$METERED$CPU_TIMES$LO_LINK\$"
-	load=$(field "$line" cpu)
+	load=$(field "$line" load)
 	kernel=$(field "$line" kernel)
 	secs=$(echo "$line" | awk '{ print $5 }')
 	# Both ends are on this host: the soakers and /proc/stat see the same
@@ -33,7 +33,7 @@ test_c_puts_load_demand_and_kernel_view_before_own_cpu() {
 		fail "cyclesoak $load%, kernel $kernel%"
 	# The demand is the load's CPU time per KiB received: load x CPUs x the
 	# window (accept to close, within a few ms of the summary's time).
-	awk -v l="$load" -v d="$(echo "$line" | sed 's/.*, \([0-9.]*\) us\/KB.*/\1/')" -v s="$secs" \
+	awk -v l="$load" -v d="$(echo "$line" | sed 's/.*, demand \([0-9.]*\) us\/KB.*/\1/')" -v s="$secs" \
 		-v b="$bytes" -v n="$(allowed_cpus)" \
 		'BEGIN { want = l / 100 * n * s * 1e6 / (b / 1024); exit !(d > want * 0.95 - 0.002 && d < want * 1.05 + 0.002) }' ||
 		fail "the demand against $load% of $(allowed_cpus) CPUs for $secs s: $line"

@@ -24,6 +24,8 @@ END {
 	print "each against the cheapest is the Hodges-Lehmann estimate of the blocks' differences (the median"
 	print "of their pairwise averages) with its 95% interval (Wilcoxon's signed-rank): it"
 	print "\"costs\" where that leaves out 0, is \"the same\" where it lies within +-5%, else \"not resolved\"."
+	if (want != "-")
+		paced_words()
 	for (i = 1; i <= ng; i++) {
 		g = gs[i]
 		k = n[g]

@@ -52,6 +52,7 @@ END {
 		print "and load, cheapest first; the difference from the cheapest is the median of the rounds' paired"
 		print "ratios, with its interval (" interval "). A method that reached less than " reached_pct "% of the rate"
 		print "(the median of its runs, with the meter or without) did not run at it, and is not ranked."
+		paced_words()
 	} else {
 		print "Verdict: the transmit methods by service demand (zcc -c, us/KB), cheapest first;"
 		print "the difference from the cheapest is the median of the rounds' paired ratios, with its interval (" interval ")."
