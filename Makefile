@@ -24,7 +24,7 @@ LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampl
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
 # them the stream's framing and the sender they share.
-TX_MODULES = table copy splice zerocopy uring udp stream sender
+TX_MODULES = table copy splice zerocopy uring udp stream sender memory
 TX_OBJS = $(TX_MODULES:%=$(BUILD)/tx/%.o)
 # zcs's receive modes: the table above the families (a file each; udp: -u's), and below
 # them the receiver they share.

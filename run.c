@@ -41,7 +41,8 @@ void sender_config(const struct settings *s, struct tx_config *c)
 {
 	*c = (struct tx_config){ .bufsize = s->bufsize, .depth = s->depth,
 				 .wait_secs = s->close_wait_secs, .dgram_bytes = s->dgram_bytes,
-				 .rate = s->stream_rate, .debug = s->debug };
+				 .rate = s->stream_rate, .debug = s->debug, .files = s->files,
+				 .n_files = s->n_files };
 }
 
 void sender_setup(struct sender *snd, const struct settings *s)

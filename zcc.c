@@ -239,6 +239,24 @@ static void check_buffer_memory(const struct settings *s)
 			  bytes / gib, host / gib);
 }
 
+/* -m memory: every stream holds the files; they must fit in half of memory, as the buffers must. */
+static void check_file_memory(const struct settings *s)
+{
+	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	int held = s->mode->load != NULL;
+
+	for (unsigned i = 0; i < s->n_arms; i++)
+		held |= s->arms[i] && s->arms[i]->load;
+	if (!held)
+		return;
+	for (size_t i = 0; i < s->n_files; i++)
+		bytes += (s->files[i].size + 4095) / 4096 * 4096;
+	if (bytes * s->streams > host / 2)
+		errx(1, "-m memory holds the files in each stream's memory: %.1f GiB x -P %ld is more "
+		     "than half of this host's %.1f GiB", bytes / 1073741824.0, s->streams,
+		     host / 1073741824.0);
+}
+
 /* What one option means for another, once all are read. */
 static void check_options(struct settings *s, const char *given, const char *mode_arg, int argc,
 			  char **argv)
@@ -512,6 +530,9 @@ int main(int argc, char **argv)
 	n_files = scan_files(&s, files);
 	if (n_files == 0)
 		errx(1, "no readable regular files to send");
+	s.files = files;
+	s.n_files = n_files;
+	check_file_memory(&s);
 	if (s.debug)
 		debug_files(&s, files, n_files);
 	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */

@@ -53,6 +53,8 @@ struct settings {
 	const char *server;
 	char **paths;
 	int n_paths;
+	const struct tx_file *files;	/* of them, those to send (-m memory reads them first) */
+	size_t n_files;
 };
 
 

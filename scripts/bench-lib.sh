@@ -44,7 +44,7 @@ bench_cleanup() {
 }
 
 # zcc's send modes, as its table (tx/) lists them; t_man.sh checks that they are.
-BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc
+BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc,memory
 # zcs -m, in the order `zcs -m '?'` lists them (tests/t_man.sh holds them to it).
 BENCH_RECV_MODES=read,trunc,splice,zerocopy
 # The datagram modes, zcc -u -m '?' and zcs -u -m '?'. A runs CSV names them

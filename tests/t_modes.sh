@@ -22,6 +22,45 @@ test_uring_zc_stream_matches_independent_encoding() {
 	check_stream_matches_independent_encoding -m uring-zc -b 4k -q 3
 }
 
+test_memory_stream_matches_independent_encoding() {
+	check_stream_matches_independent_encoding -m memory -b 4k
+}
+
+# memory reads every file before the run: one that changes while the stream
+# goes to a slow receiver is sent as it was read, whole, where the other
+# modes end the run on it; the stream is the one encoded from the old file.
+test_memory_sends_the_files_as_read_before_the_run() {
+	local port
+	start_slow_capture
+	cp "$T/file" "$T/file.before"
+	port=$(cat "$T/port")
+	"$ROOT/zcc" -o 4096 -m memory -n 2 -s 127.0.0.1 -p "$port" "$T/file" >"$T/out" 2>"$T/err" &
+	local zcc=$!
+	started "$zcc"
+	wait_until 5 test -s "$T/wire" || fail "nothing came to the capture"
+	head -c 3145728 /dev/urandom >"$T/file"
+	wait "$zcc" || fail "zcc -m memory exited $?: $(cat "$T/err")"
+	mkdir "$T/old"
+	mv "$T/file.before" "$T/old/file"
+	wait_until 5 eval '[ "$(stat -c %s "$T/wire")" = "$(stream_bytes 2 "$T/old/file")" ]' ||
+		fail "the capture got $(stat -c %s "$T/wire") bytes"
+	encode_stream 2 "$T/old/file" >"$T/want"
+	cmp -s "$T/want" "$T/wire" || fail "the stream is not the file as it was read"
+}
+
+# Each stream holds the files: more than half of memory is refused before connecting.
+test_memory_that_does_not_fit_is_refused() {
+	local rc=0 p
+	truncate -s 4000M "$T/sparse"
+	# Streams enough that their copies pass half of this host's memory.
+	p=$(awk '/^MemTotal/ { print int($2 / 2 / (4000 * 1024)) + 1 }' /proc/meminfo)
+	[ "$p" -le 64 ] || skip "this host holds more than 64 copies of 4000 MiB"
+	"$ROOT/zcc" -m memory -P "$p" -s 127.0.0.1 -p 9 "$T/sparse" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(cat "$T/err")" \
+		"^zcc: -m memory holds the files in each stream's memory: 3\\.9 GiB x -P $p is more than half of this host's [0-9.]+ GiB\$"
+}
+
 # ipv6_with_loops MODE ARGS...: zcc -n 3 over ::1 to zcs; both ends count the stream.
 ipv6_with_loops() {
 	local mode=$1 want out
@@ -262,7 +301,7 @@ test_k_is_a_usage_error_with_the_zero_copy_modes() {
 }
 
 test_unknown_modes_list_every_mode() {
-	usage_error zcc "zcc: -m 'zero': unknown mode (sendfile, send, write, splice, zerocopy, uring or uring-zc)" \
+	usage_error zcc "zcc: -m 'zero': unknown mode (sendfile, send, write, splice, zerocopy, uring, uring-zc or memory)" \
 		-m zero -s 127.0.0.1 /etc/hostname
 	usage_error zcs "zcs: -m 'peek': unknown mode (read, trunc, splice or zerocopy)" -m peek
 }

@@ -75,6 +75,8 @@ void tx_sender_setup(struct sender *snd, const struct send_mode *mode, const str
 				.debug = c->debug };
 	if (mode->setup)
 		mode->setup(snd);
+	if (mode->load)
+		mode->load(snd, c->files, c->n_files);
 }
 
 void tx_sender_connected(struct sender *snd)
@@ -187,6 +189,8 @@ void tx_setup_buffers(struct sender *snd)
 /* Whatever the mode set up, and the socket. */
 void tx_sender_close(struct sender *snd)
 {
+	if (snd->mode->unload)
+		snd->mode->unload(snd);
 	for (unsigned i = 0; snd->bufs && i < snd->depth; i++)
 		free(snd->bufs[i]);
 	free(snd->bufs);

@@ -23,12 +23,22 @@ static void send_u32(struct sender *snd, uint32_t v)
 	tx_send_bytes(snd, b, sizeof(b));
 }
 
-/* One file: its length as it is now, then its data. */
+void tx_send_length(struct sender *snd, uint64_t size)
+{
+	send_u32(snd, size);
+}
+
+/* One file: its length as it is now, then its data (a mode of its own: as it has it). */
 static void send_one_file(struct sender *snd, const struct tx_file *f)
 {
 	struct tx_file now;
-	int fd = tx_open_file(f, &now);
+	int fd;
 
+	if (snd->mode->send_file) {
+		snd->mode->send_file(snd, f);
+		return;
+	}
+	fd = tx_open_file(f, &now);
 	send_u32(snd, now.size);
 	snd->mode->send_data(snd, fd, &now);
 	tx_close_file(fd, &now);

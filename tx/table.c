@@ -8,7 +8,7 @@
  * stream's start and end as each row has them.
  */
 const struct send_mode *const tx_modes[] = {
-	&tx_sendfile, &tx_send, &tx_write, &tx_splice, &tx_zerocopy, &tx_uring, &tx_uring_zc,
+	&tx_sendfile, &tx_send, &tx_write, &tx_splice, &tx_zerocopy, &tx_uring, &tx_uring_zc, &tx_memory,
 	&tx_dgram_sendmsg, &tx_dgram_sendmmsg, &tx_dgram_gso, &tx_dgram_gso_zerocopy,
 	&tx_dgram_uring, &tx_dgram_uring_zc, NULL,
 };

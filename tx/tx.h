@@ -81,6 +81,10 @@ struct send_mode {
 	int (*await_end)(struct sender *snd, long wait_secs);
 	void (*connected)(struct sender *snd);
 	void (*send_data)(struct sender *snd, int fd, const struct tx_file *f);
+	/* memory: the files read before the run, a file sent whole from them (its length, its data), freed. */
+	void (*load)(struct sender *snd, const struct tx_file *files, size_t n_files);
+	void (*send_file)(struct sender *snd, const struct tx_file *f);
+	void (*unload)(struct sender *snd);
 	void (*finish)(struct sender *snd);
 	int chunked;		/* sends -b bytes at a time, from a buffer or a pipe of its own */
 	int queued;		/* -q sets how many chunks, each in its buffer, are in flight */
@@ -154,6 +158,11 @@ struct sender {
 	uint32_t stream_id;	/* at random: zcs tells this stream's datagrams by it */
 	uint32_t loops, files;	/* for the END */
 	uint64_t files_sent;	/* whole files sent (the stream's; -m A,B: the arms' together) */
+	/* memory: each of the files (mem_files[i]) as read, and its size then. */
+	const struct tx_file *mem_files;
+	char **mem;
+	uint64_t *mem_sizes;
+	size_t n_mem;
 	uint64_t datagrams, calls;	/* DATA datagrams sent, and the calls that sent them */
 	uint64_t rate;		/* -R, this stream's share, in bytes/sec; 0 */
 	int debug;
@@ -173,6 +182,8 @@ struct tx_config {
 	size_t dgram_bytes;	/* -l: a datagram mode's datagrams (0 for a stream mode) */
 	uint64_t rate;		/* -R: this stream's share, bytes/sec; 0: not paced */
 	int debug;		/* -d: say the pace set */
+	const struct tx_file *files;	/* the file set (-m memory reads it as it is set up) */
+	size_t n_files;
 };
 
 /*
@@ -241,6 +252,8 @@ void tx_say_file(uint32_t loop, const struct tx_file *f);
 /* For the modes' files: the shared steps and failures. */
 void tx_setup_buffers(struct sender *snd);
 void tx_send_bytes(struct sender *snd, const void *buf, size_t len);
+/* A file's length, as the stream has it before the file's data. */
+void tx_send_length(struct sender *snd, uint64_t size);
 size_t tx_read_chunk(int fd, char *buf, size_t len, const struct tx_file *f, uint64_t at);
 size_t tx_chunk_at(const struct sender *snd, const struct tx_file *f, uint64_t at);
 void tx_die_sending(const struct sender *snd, const char *what) __attribute__((noreturn));
@@ -281,6 +294,7 @@ int tx_time_up(const struct sender *snd, const struct tx_plan *plan, uint64_t st
 int tx_stream_await_close(struct sender *snd, long wait_secs);
 
 /* The rows the families define. */
+extern const struct send_mode tx_memory;
 extern const struct send_mode tx_sendfile, tx_send, tx_write, tx_splice, tx_zerocopy, tx_uring,
 	tx_uring_zc;
 extern const struct send_mode tx_dgram_sendmsg, tx_dgram_sendmmsg, tx_dgram_gso,
