@@ -475,6 +475,27 @@ test_report_of_a_saved_run_is_byte_for_byte_what_it_was() {
 		fail "the cells CSV moved: $(diff "$ROOT/tests/report-cells.csv" "$T/o/zc-matrix.csv")"
 }
 
+# No path reaches a shell: an --out and a runs CSV whose names hold a
+# space, a quote and a command give the report, the CSV and (with gnuplot)
+# the plot where they were asked for, and run nothing.
+test_report_paths_reach_no_shell() {
+	local d="$T/a b;touch PWNED;\"q" out
+	mkdir -p "$d"
+	cp "$ROOT/tests/report-runs.csv" "$d/runs;touch PWNED2;.csv"
+	out="$d/o;touch PWNED3;"
+	# From $T, where a path run as a command would leave its file.
+	(cd "$T" && bash "$ROOT/scripts/zc-report" --out "$out" "$d/runs;touch PWNED2;.csv") >"$T/report" 2>&1 ||
+		fail "zc-report exited $?: $(cat "$T/report")"
+	ls "$T"/PWNED* /tmp/PWNED* 2>/dev/null && fail "a path ran as a command"
+	cmp -s "$ROOT/tests/report-cells.csv" "$out/zc-matrix.csv" || fail "no cells CSV at --out"
+	grep -q "^Verdict" "$T/report" || fail "no verdict: $(cat "$T/report")"
+	if command -v gnuplot >/dev/null; then
+		[ -s "$out/zc-matrix.png" ] && grep -q "service demand per method" "$out/zc-matrix-plot.txt" ||
+			fail "no plot at --out: $(cat "$T/report")"
+	fi
+	true
+}
+
 # runs_2001 RATE: a runs CSV (BENCH_RUNS_COLUMNS, written by name) of three
 # rounds of sendfile and send -b 65536, unpinned and separate, offloads on
 # and off, paced at RATE (empty: full speed), whose medians are known: load
