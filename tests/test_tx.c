@@ -119,7 +119,8 @@ static size_t send_to_a_peer(const struct send_mode *m, unsigned depth, size_t b
 	if (pid == 0) {
 		struct sender snd;
 		int unconfirmed;
-		struct tx_config c = { .bufsize = bufsize, .depth = depth, .wait_secs = 10 };
+		struct tx_config c = { .bufsize = bufsize, .depth = depth, .wait_secs = 10,
+				       .files = files, .n_files = N_FILES };
 
 		tx_sender_setup(&snd, m, &c);
 		snd.sock = socket(AF_INET, SOCK_STREAM, 0);
@@ -199,6 +200,11 @@ static void zerocopy_sends_the_stream_whole(void)
 	mode_sends_the_stream_whole("zerocopy");
 }
 
+static void memory_sends_the_stream_whole(void)
+{
+	mode_sends_the_stream_whole("memory");
+}
+
 static void uring_sends_the_stream_whole(void)
 {
 	mode_sends_the_stream_whole("uring");
@@ -218,9 +224,13 @@ static void the_table_is_consistent(void)
 		const struct send_mode *mode = *m;
 
 		CHECK(tx_find_mode(mode->name, mode->datagram) == mode);
-		/* A stream mode sends a file's data, a datagram mode a batch of datagrams. */
-		CHECK(mode->datagram ? mode->send_datagrams && !mode->send_data
-				     : mode->send_data && !mode->send_datagrams);
+		/*
+		 * A stream mode sends a file's data, or (memory) whole files from
+		 * what it loaded; a datagram mode a batch of datagrams.
+		 */
+		CHECK(mode->datagram ? mode->send_datagrams && !mode->send_data && !mode->send_file
+				     : !mode->send_data != !mode->send_file && !mode->send_datagrams);
+		CHECK(!mode->send_file == !mode->load && !mode->load == !mode->unload);
 		CHECK(!mode->gso || mode->datagram);
 		/* A queued mode has chunks in buffers; copies are counted only of queued sends. */
 		CHECK(!mode->queued || mode->chunked);
@@ -231,12 +241,12 @@ static void the_table_is_consistent(void)
 		CHECK((mode->io == NET_IO_WRITE) == (strcmp(mode->name, "write") == 0));
 		CHECK(!mode->chunked == (strcmp(mode->name, "sendfile") == 0));
 	}
-	CHECK(n == 13);
+	CHECK(n == 14);
 	CHECK(tx_find_mode("zero", 0) == NULL);
 	CHECK(tx_find_mode("gso", 0) == NULL);
 	CHECK(tx_find_mode("sendfile", 1) == NULL);
 	CHECK(tx_find_mode("uring", 0) != tx_find_mode("uring", 1));
-	CHECK_STR(tx_mode_names(0, 0), "sendfile, send, write, splice, zerocopy, uring or uring-zc");
+	CHECK_STR(tx_mode_names(0, 0), "sendfile, send, write, splice, zerocopy, uring, uring-zc or memory");
 	CHECK_STR(tx_mode_names(0, 1), "zerocopy, uring or uring-zc");
 	CHECK_STR(tx_mode_names(1, 0), "sendmsg, sendmmsg, gso, gso-zerocopy, uring or uring-zc");
 	CHECK_STR(tx_mode_names(1, 1), "gso-zerocopy or uring-zc");
@@ -304,6 +314,7 @@ int main(void)
 	RUN(write_sends_the_stream_whole);
 	RUN(splice_sends_the_stream_whole);
 	RUN(zerocopy_sends_the_stream_whole);
+	RUN(memory_sends_the_stream_whole);
 	RUN(uring_sends_the_stream_whole);
 	RUN(uring_zc_sends_the_stream_whole);
 	remove_files();
