@@ -243,7 +243,8 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	hear_from_each(out, s->streams);
 	if (m)
 		meter_at(m, METER_LAST_BYTE);
-	*total = (struct summary){ .confirmed = 1, .rate = s->rate_bytes_per_sec };
+	*total = (struct summary){ .confirmed = 1, .rate = s->rate_bytes_per_sec,
+				   .rate_asked = s->rate_asked };
 	for (long i = 0; i < s->streams; i++) {
 		int status;
 

@@ -119,6 +119,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
 				 .datagrams = snd->datagrams, .calls = snd->calls,
 				 .received = snd->acked_datagrams, .rate = s->stream_rate,
+				 .rate_asked = s->rate_asked,
 				 .files_sent = snd->files_sent };
 	if (linked)
 		sum->link = lk;

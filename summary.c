@@ -22,9 +22,10 @@ static double rate_reached_pct(const struct summary *sum)
 	return sum->ns ? 100.0 * sum->bytes * 1e9 / sum->ns / sum->rate : 0;
 }
 
+/* Short of the rate asked: -u's default pace, a ceiling that no one asked for, is no target. */
 static int below_rate(const struct summary *sum)
 {
-	return sum->rate && rate_reached_pct(sum) < RATE_REACHED_PCT;
+	return sum->rate && sum->rate_asked && rate_reached_pct(sum) < RATE_REACHED_PCT;
 }
 
 /*
@@ -78,7 +79,10 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	json_double(j, "system_seconds", sum->sys_secs, 2);
 	if (sum->rate) {
 		json_double(j, "rate_reached_pct", rate_reached_pct(sum), 1);
-		json_bool(j, "below_rate", below_rate(sum));
+		if (sum->rate_asked)
+			json_bool(j, "below_rate", below_rate(sum));
+		else
+			json_null(j, "below_rate");
 	} else {
 		json_null(j, "rate_reached_pct");
 		json_null(j, "below_rate");

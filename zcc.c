@@ -40,9 +40,11 @@
 
 /*
  * -u: the datagrams' payload by default, the largest that fits an Ethernet
- * frame of 1500 bytes over IPv4 (less 20 for IP, 8 for UDP); over IPv6, 1452.
+ * frame of 1500 bytes over IPv4 (less 20 for IP, 8 for UDP); over IPv6 (40
+ * for IP), 1452, taken when the server's first address is IPv6.
  */
 #define DEFAULT_DGRAM_BYTES 1472
+#define DEFAULT_DGRAM_BYTES_IPV6 1452
 
 /*
  * -u without -R: the rate zcc paces itself at, 64 MiB/s. UDP has no flow
@@ -184,6 +186,8 @@ static void check_datagram_options(struct settings *s, const char *given)
 		s->bufsize = DGRAM_MAX_BYTES;
 	if (!s->rate_bytes_per_sec)
 		s->rate_bytes_per_sec = DEFAULT_DGRAM_RATE;
+	if (!strchr(given, 'l') && s->server && net_first_family(s->server, 1) == AF_INET6)
+		s->dgram_bytes = DEFAULT_DGRAM_BYTES_IPV6;
 }
 
 /* -B: one CPU, or a comma-separated list of them for -P's streams. */
@@ -390,6 +394,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'R':
 			s->rate_bytes_per_sec = opt_rate(c, optarg, MIN_STREAM_RATE, LONG_MAX);
+			s->rate_asked = 1;
 			break;
 		case 's':
 			if (*optarg == '\0')

@@ -29,6 +29,7 @@ struct settings {
 	int n_cpu_list;
 	long streams;		/* -P */
 	uint64_t rate_bytes_per_sec;	/* -R: the whole transfer's, split across the streams; 0 */
+	int rate_asked;		/* -R given: -u without it paces at DEFAULT_DGRAM_RATE, asked of no one */
 	uint64_t stream_rate;	/* -R's share of each stream */
 	int datagram;		/* -u */
 	long dgram_bytes;	/* -l */
@@ -64,7 +65,8 @@ struct summary {
 	uint64_t end_ns;	/* when its time stopped (CLOCK_MONOTONIC) */
 	int confirmed;		/* zcs closed the connection within -W */
 	int failed;		/* -P: the stream failed; bytes is what it sent first */
-	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts; 0 */
+	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts (-u: its pace); 0 */
+	int rate_asked;		/* -R was given (-u paces at its default without it) */
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	uint64_t datagrams, calls;	/* -u: DATA datagrams sent, and the calls that sent them */

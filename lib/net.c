@@ -213,6 +213,20 @@ void net_say_mss_settled(int fd)
 			"before data, the kernel may say less)\n", program_invocation_short_name, mss);
 }
 
+int net_first_family(const char *host, int datagram)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = datagram ? SOCK_DGRAM : SOCK_STREAM };
+	struct addrinfo *res;
+	int family;
+
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return AF_UNSPEC;
+	family = res->ai_family;
+	freeaddrinfo(res);
+	return family;
+}
+
 int net_connect(const char *host, int port_num, const struct net_sockopts *opts, int debug)
 {
 	char port[8];

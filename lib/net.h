@@ -81,6 +81,8 @@ void net_set_pacing(int fd, uint64_t bytes_per_sec, int debug);
  * on failure. With debug, says the MSS the kernel gives once connected.
  */
 int net_connect(const char *host, int port, const struct net_sockopts *opts, int debug);
+/* The family of host's first address, the one net_connect tries first; AF_UNSPEC if none. */
+int net_first_family(const char *host, int datagram);
 /*
  * -d: the MSS at a stream's last byte. Over loopback the kernel says 32741
  * once connected and 65483 once data has gone (what ss -ti shows).

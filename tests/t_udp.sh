@@ -350,6 +350,35 @@ test_zcs_tags_the_interval_lines_of_senders_served_together() {
 		awk '$1 >= 2 && $1 <= 3 { n++ } END { print n + 0 }')" 2 "senders with 2 or 3 interval lines each"
 }
 
+# -l's default follows the server's address: 1472 over IPv4, 1452 over
+# IPv6 (a 1500-byte frame less 40 for IPv6's header), -l over either.
+test_the_default_datagram_size_follows_the_address_family() {
+	ip -6 addr show lo 2>/dev/null | grep -q '::1' || skip "no IPv6 loopback"
+	head -c 100000 /dev/urandom >"$T/file"
+	start_zcs -u
+	"$ROOT/zcc" -u -d -s ::1 -p "$PORT" "$T/file" >/dev/null 2>"$T/err" || fail "zcc -u -s ::1: $(cat "$T/err")"
+	expect_match "$(grep 'files, ' "$T/err")" ", mode sendmsg, 1452-byte datagrams, 71 of them\$" "over IPv6"
+	"$ROOT/zcc" -u -d -s 127.0.0.1 -p "$PORT" "$T/file" >/dev/null 2>"$T/err" || fail "zcc -u -s 127.0.0.1: $(cat "$T/err")"
+	expect_match "$(grep 'files, ' "$T/err")" ", mode sendmsg, 1472-byte datagrams, 70 of them\$" "over IPv4"
+	"$ROOT/zcc" -u -d -l 1472 -s ::1 -p "$PORT" "$T/file" >/dev/null 2>"$T/err" || fail "zcc -u -l 1472 -s ::1: $(cat "$T/err")"
+	expect_match "$(grep 'files, ' "$T/err")" ", mode sendmsg, 1472-byte datagrams, 70 of them\$" "-l over IPv6"
+}
+
+# Without -R, -u paces at its default: a ceiling no one asked for, so a run
+# that falls short of it is not "below the rate" and gets no note.
+test_the_default_pace_is_no_rate_asked() {
+	local j
+	head -c 100000 /dev/urandom >"$T/file"
+	start_zcs -u
+	j=$("$ROOT/zcc" -u -J -s 127.0.0.1 -p "$PORT" "$T/file" 2>"$T/err") || fail "zcc -u: $(cat "$T/err")"
+	[ -s "$T/err" ] && fail "a note without -R: $(cat "$T/err")"
+	for want in '"rate_bytes_per_sec":67108864' '"below_rate":null' '"rate_reached_pct":[0-9]'; do
+		grep -q -E "$want" <<<"$j" || fail "no $want in $j"
+	done
+	j=$("$ROOT/zcc" -u -J -R 64m -s 127.0.0.1 -p "$PORT" "$T/file" 2>"$T/err") || fail "zcc -u -R 64m: $(cat "$T/err")"
+	grep -q -E '"below_rate":(true|false)' <<<"$j" || fail "no below_rate with -R: $j"
+}
+
 test_J_gives_both_ends_datagram_figures() {
 	local j
 	udp_files "$T/f"
