@@ -70,6 +70,15 @@ struct server {
 	int fd;
 	struct sender *senders;	/* -L of them */
 	struct sender *last;	/* the last one a datagram came from: the next likely does too */
+	/*
+	 * The senders by address and stream id, so that a datagram finds its
+	 * own in time that does not grow with -L: an open-addressed table of
+	 * index + 1 (0: empty) of the active and ended senders, twice -L or more.
+	 */
+	long *index;
+	size_t index_mask;
+	long *free_places, n_free;	/* places never used, or given up by a sender gone quiet */
+	long *ended, ended_head, n_ended;	/* ended senders' places, the longest ago first */
 	uint64_t junk;		/* datagrams that were not zc's */
 	uint64_t turned_away;	/* datagrams of senders past -L */
 	long rcvbuf;		/* what the socket was granted */
@@ -88,18 +97,66 @@ static int is_it(const struct sender *d, const struct sockaddr *from, socklen_t 
 	return (d->active || d->ended) && d->stream == stream && same_address(d, from, len);
 }
 
+/* FNV-1a of the address and the stream id: where a sender's probe starts. */
+static size_t slot_of(const struct server *sv, const struct sockaddr *from, socklen_t len,
+		      uint32_t stream)
+{
+	const unsigned char *p = (const unsigned char *)from;
+	uint64_t h = 14695981039346656037ULL;
+
+	for (socklen_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	for (int i = 0; i < 4; i++)
+		h = (h ^ (stream >> (8 * i) & 0xff)) * 1099511628211ULL;
+	return h & sv->index_mask;
+}
+
 static struct sender *find_sender(struct server *sv, const struct sockaddr *from, socklen_t len,
 				  uint32_t stream)
 {
 	if (sv->last && is_it(sv->last, from, len, stream))
 		return sv->last;
-	for (long i = 0; i < sv->s->max_conns; i++) {
-		struct sender *d = &sv->senders[i];
+	for (size_t i = slot_of(sv, from, len, stream); sv->index[i]; i = (i + 1) & sv->index_mask) {
+		struct sender *d = &sv->senders[sv->index[i] - 1];
 
 		if (is_it(d, from, len, stream))
 			return sv->last = d;
 	}
 	return NULL;
+}
+
+static void index_add(struct server *sv, const struct sender *d)
+{
+	size_t i = slot_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream);
+
+	while (sv->index[i])
+		i = (i + 1) & sv->index_mask;
+	sv->index[i] = d - sv->senders + 1;
+}
+
+/* Take d out, moving back the entries after it that probed past its slot (no tombstones). */
+static void index_remove(struct server *sv, const struct sender *d)
+{
+	size_t i = slot_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream), j;
+
+	while (sv->index[i] && sv->index[i] != d - sv->senders + 1)
+		i = (i + 1) & sv->index_mask;
+	if (!sv->index[i])
+		return;
+	sv->index[i] = 0;
+	for (j = (i + 1) & sv->index_mask; sv->index[j]; j = (j + 1) & sv->index_mask) {
+		const struct sender *e = &sv->senders[sv->index[j] - 1];
+		size_t home = slot_of(sv, (const struct sockaddr *)&e->from, e->from_len, e->stream);
+
+		/* e may move to i unless its home lies cyclically in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			sv->index[i] = sv->index[j];
+			sv->index[j] = 0;
+			i = j;
+		}
+	}
+	if (sv->last == d)
+		sv->last = NULL;
 }
 
 /*
@@ -108,17 +165,30 @@ static struct sender *find_sender(struct server *sv, const struct sockaddr *from
  */
 static struct sender *free_place(struct server *sv)
 {
-	struct sender *oldest = NULL;
+	struct sender *d;
 
-	for (long i = 0; i < sv->s->max_conns; i++) {
-		struct sender *d = &sv->senders[i];
+	if (sv->n_free > 0)
+		return &sv->senders[sv->free_places[--sv->n_free]];
+	if (sv->n_ended == 0)
+		return NULL;
+	d = &sv->senders[sv->ended[sv->ended_head]];
+	sv->ended_head = (sv->ended_head + 1) % sv->s->max_conns;
+	sv->n_ended--;
+	index_remove(sv, d);
+	return d;
+}
 
-		if (!d->active && !d->ended)
-			return d;
-		if (d->ended && (!oldest || d->end_ns < oldest->end_ns))
-			oldest = d;
+/* A sender's place once its datagrams are no longer counted: ended (its END kept answered), or free. */
+static void give_up_place(struct server *sv, struct sender *d)
+{
+	long at = d - sv->senders;
+
+	if (d->ended) {
+		sv->ended[(sv->ended_head + sv->n_ended++) % sv->s->max_conns] = at;
+		return;
 	}
-	return oldest;
+	index_remove(sv, d);
+	sv->free_places[sv->n_free++] = at;
 }
 
 /* The interface a reply to `to` would leave by: a socket connected there, which sends nothing. */
@@ -156,6 +226,7 @@ static struct sender *start_sender(struct server *sv, struct sender *d,
 	d->linked = (sv->hm || s->json) && find_link_to(&d->link, dg->from, dg->from_len) == 0;
 	if (d->linked)
 		link_take(&d->link, &d->link_at);
+	index_add(sv, d);
 	return d;
 }
 
@@ -289,6 +360,7 @@ static void end_sender(struct server *sv, struct sender *d)
 		      "is not comparable with that of runs that lost less", d->peer,
 		      dgram_loss_pct(res.expected, d->count.distinct), DGRAM_LOSS_PCT);
 	d->active = 0;
+	give_up_place(sv, d);
 }
 
 /* The ACK of an ended sender's END: what was received. */
@@ -396,8 +468,17 @@ void serve_datagrams(int fd, const struct settings *s, struct hostmeter *hm)
 	uint64_t last_look = timing_now_ns();
 
 	sv.senders = calloc(s->max_conns, sizeof(*sv.senders));
-	if (!sv.senders)
+	sv.free_places = calloc(s->max_conns, sizeof(*sv.free_places));
+	sv.ended = calloc(s->max_conns, sizeof(*sv.ended));
+	for (sv.index_mask = 1; sv.index_mask < 2 * (size_t)s->max_conns; sv.index_mask <<= 1)
+		;
+	sv.index = calloc(sv.index_mask, sizeof(*sv.index));
+	sv.index_mask--;
+	if (!sv.senders || !sv.free_places || !sv.ended || !sv.index)
 		err(1, "calloc");
+	/* The first place first, as the senders come. */
+	for (long i = 0; i < s->max_conns; i++)
+		sv.free_places[sv.n_free++] = s->max_conns - 1 - i;
 	if (!s->sockopts.rcvbuf_bytes) {
 		long got = net_ask_rcvbuf(fd, DEFAULT_RCVBUF);
 

@@ -21,6 +21,13 @@
  *	twice or come late), then the END (-e times; -x: none), and waits a
  *	second for the ACK, printing "ack D" (the distinct datagrams zcs says
  *	came) or "no ack".
+ *
+ *   udppeer many PORT N LEN FILE
+ *	From one socket, N senders at once (stream ids 1 to N), taking turns a
+ *	datagram each, 64 a millisecond: each sends the file's datagrams, then
+ *	all send their END, again every 200 ms to those not yet answered (3 s
+ *	at most), and prints "senders N, acked A, exact E", E the ACKs that
+ *	count every datagram and byte of the file.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -299,12 +306,77 @@ static int send_order(int argc, char **argv)
 	return 0;
 }
 
+static int many(int argc, char **argv)
+{
+	static unsigned char out[65536], in[128];
+	static unsigned char acked[1 << 20];
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	unsigned n_senders, got = 0, exact = 0, sent = 0;
+	size_t bytes = 0;
+	int fd, big = 32 << 20;
+
+	if (argc < 4)
+		return fprintf(stderr, "usage: udppeer many PORT N LEN FILE\n"), 2;
+	sa.sin_port = htons(atoi(argv[0]));
+	n_senders = atoi(argv[1]);
+	if (n_senders < 1 || n_senders >= sizeof(acked))
+		return fprintf(stderr, "udppeer: N must be 1 to %zu\n", sizeof(acked) - 1), 2;
+	load(argv + 3, 1);
+	plan(atol(argv[2]), 1);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	/* Room for every ACK: they come back as fast as the ENDs go. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("connect");
+	for (size_t s = 0; s < n_slices; s++)
+		for (unsigned i = 1; i <= n_senders; i++) {
+			size_t n = build(out, i, s);
+
+			if (send(fd, out, n, 0) != (ssize_t)n)
+				die("send");
+			if (i == 1)
+				bytes += n;
+			if (++sent % 64 == 0)
+				usleep(1000);
+		}
+	for (int round = 0; round < 15 && got < n_senders; round++) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		for (unsigned i = 1; i <= n_senders; i++) {
+			size_t n = build_end(out, 2, i, 1, n_slices, bytes);
+
+			if (acked[i])
+				continue;
+			if (send(fd, out, n, 0) != (ssize_t)n)
+				die("send END");
+			if (i % 64 == 0)
+				usleep(1000);
+		}
+		while (got < n_senders && poll(&pfd, 1, 200) > 0) {
+			ssize_t n = recv(fd, in, sizeof(in), 0);
+			uint32_t s;
+
+			if (n != 40 || memcmp(in, "zcDG", 4) != 0 || get32(in + 4) != 3)
+				continue;
+			s = get32(in + 8);
+			if (s < 1 || s > n_senders || acked[s]++)
+				continue;
+			got++;
+			exact += get64(in + 16) == n_slices && get64(in + 32) == bytes;
+		}
+	}
+	printf("senders %u, acked %u, exact %u\n", n_senders, got, exact);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "check") == 0)
 		return check(argc - 2, argv + 2);
 	if (argc > 1 && strcmp(argv[1], "send") == 0)
 		return send_order(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "many") == 0)
+		return many(argc - 2, argv + 2);
 	fprintf(stderr, "usage: udppeer check|send ...\n");
 	return 2;
 }
