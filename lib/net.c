@@ -125,6 +125,23 @@ long net_ask_rcvbuf(int fd, long bytes)
 	return got / 2;
 }
 
+int net_forbid_fragments(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	/* An IPv6 socket may carry IPv4 (to ::ffff:a.b.c.d): both options, then. */
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &(int){ IPV6_PMTUDISC_DO }, sizeof(int)) < 0)
+		return -1;
+	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &(int){ IP_PMTUDISC_DO }, sizeof(int)) < 0 &&
+	    ss.ss_family == AF_INET)
+		return -1;
+	return 0;
+}
+
 int net_datagram_room(int fd)
 {
 	struct sockaddr_storage ss;

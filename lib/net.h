@@ -112,6 +112,12 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
  * the IP and UDP headers. -1 with errno when the kernel cannot say.
  */
 int net_datagram_room(int fd);
+/*
+ * A UDP socket's datagrams are never fragmented (IP_PMTUDISC_DO, and
+ * IPV6_PMTUDISC_DO on an IPv6 socket): one too large for the path is refused
+ * with EMSGSIZE. 0, or -1 with errno.
+ */
+int net_forbid_fragments(int fd);
 
 /*
  * Ask for a receive buffer of `bytes` without failing: SO_RCVBUFFORCE, which

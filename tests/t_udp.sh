@@ -338,6 +338,19 @@ test_streams_of_one_zcc_are_senders_of_their_own() {
 	expect_match "$(grep '^all 3 streams: ' "$T/out")" "^all 3 streams: sent $((3 * b)) bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendmsg, $((3 * d)) datagrams in $((3 * d)) calls, $((3 * d)) received, rate 196608 kbytes/sec asked"
 }
 
+# zcs -u finds a datagram's sender in time that does not grow with -L:
+# 10,000 senders at once, four datagrams each, taking turns at 64,000
+# datagrams a second, are each counted whole. Looked up one by one, every
+# one of them lost datagrams while zcs searched.
+test_ten_thousand_senders_at_once_are_each_counted_whole() {
+	head -c 270 /dev/urandom >"$T/file"
+	start_zcs -u -L 10000
+	"$HELPERS/udppeer" many "$PORT" 10000 100 "$T/file" >"$T/peer" 2>&1 || fail "udppeer: $(cat "$T/peer")"
+	expect_eq "$(cat "$T/peer")" "senders 10000, acked 10000, exact 10000" "the ACKs"
+	wait_summaries 10000
+	expect_eq "$(zcs_summaries | grep -c ', 4 datagrams, 0 lost, 0 out of order, 0 duplicated')" 10000 "whole senders"
+}
+
 # zcs -u's interval lines begin with the sender each counts while senders
 # are served together, as zcs's connections' do.
 test_zcs_tags_the_interval_lines_of_senders_served_together() {
@@ -472,18 +485,24 @@ test_bad_datagram_options_are_usage_errors() {
 	usage_error zcs "zcs: -m gro receives datagrams: it needs -u" -m gro
 }
 
-# Between two hosts (namespaces joined by veth, MTU 1500): a datagram over the
-# path's MTU is refused before it is sent, in every mode, and one that fits
-# goes, every one counted.
-test_datagrams_over_the_paths_mtu_are_refused() {
-	local rc m
+# zcs_u_on_the_far_host BYTES: two_hosts, zcs -u on $PORT in $NS_B, and
+# $T/file of BYTES random bytes to send it from $NS_A.
+zcs_u_on_the_far_host() {
 	two_hosts
-	head -c 500000 /dev/urandom >"$T/file"
+	head -c "$1" /dev/urandom >"$T/file"
 	PORT=$(random_port)
 	ip netns exec "$NS_B" "$ROOT/zcs" -u -p "$PORT" >"$T/zcs.out" 2>"$T/zcs.err" &
 	ZCS_PID=$!
 	started "$ZCS_PID"
 	sleep 0.3
+}
+
+# Between two hosts (namespaces joined by veth, MTU 1500): a datagram over the
+# path's MTU is refused before it is sent, in every mode, and one that fits
+# goes, every one counted.
+test_datagrams_over_the_paths_mtu_are_refused() {
+	local rc m
+	zcs_u_on_the_far_host 500000
 	for m in sendmsg gso; do
 		rc=0
 		ip netns exec "$NS_A" "$ROOT/zcc" -u -m "$m" -l 1473 -p "$PORT" -s 10.251.0.2 "$T/file" >"$T/out" 2>&1 || rc=$?
@@ -496,6 +515,33 @@ test_datagrams_over_the_paths_mtu_are_refused() {
 		ip netns exec "$NS_A" "$ROOT/zcc" -u -m "$m" -p "$PORT" -s 10.251.0.2 "$T/file" >"$T/out" 2>&1 ||
 			fail "-m $m at 1472: $(cat "$T/out")"
 		expect_match "$(cat "$T/out")" ", 348 datagrams in [0-9]+ calls, 348 received, "
+	done
+}
+
+# A path that narrows mid-run (the pair's MTU 1500 to 1400 while zcc sends
+# 1472-byte datagrams): never IP fragments, which are not what a datagram
+# mode measures; every mode ends with exit 1 and a line naming the room
+# left, 1372 bytes.
+test_a_path_that_narrows_mid_run_ends_the_run_and_says_the_room_left() {
+	local m rc zcc
+	zcs_u_on_the_far_host 3000000
+	for m in $(send_modes -u); do
+		ip -n "$NS_A" link set "$IF_A" mtu 1500
+		ip -n "$NS_B" link set "$IF_B" mtu 1500
+		rc=0
+		ip netns exec "$NS_A" "$ROOT/zcc" -u -m "$m" -n 10 -R 16m -p "$PORT" -s 10.251.0.2 "$T/file" \
+			>"$T/out" 2>"$T/err" &
+		zcc=$!
+		started "$zcc"
+		sleep 0.3
+		ip -n "$NS_A" link set "$IF_A" mtu 1400
+		ip -n "$NS_B" link set "$IF_B" mtu 1400
+		wait_until 10 eval '! kill -0 '"$zcc"' 2>/dev/null' || fail "-m $m: zcc still running"
+		wait "$zcc" || rc=$?
+		expect_eq "$rc" 1 "exit code of -m $m: $(cat "$T/out" "$T/err")"
+		expect_match "$(cat "$T/err")" \
+			"^zcc: .+ after [0-9]+ bytes: a 1472-byte datagram no longer fits the path, whose MTU now leaves room for 1372 \\(IP_MTU less the IP and UDP headers\\): -l 1372 at most; datagrams are sent unfragmented\$" \
+			"-m $m's error"
 	done
 }
 

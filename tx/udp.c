@@ -79,6 +79,10 @@ static void connected_datagrams(struct sender *snd)
 {
 	int room = net_datagram_room(snd->sock);
 
+	/* Never fragmented: a path that narrows mid-run refuses the next send (tx_die_sending). */
+	if (net_forbid_fragments(snd->sock) < 0)
+		err(1, "setting IP_PMTUDISC_DO");
+
 	if (room > 0 && snd->dgram_bytes > (size_t)room)
 		errx(1, "-l %zu: more than a datagram can carry unfragmented to the server (%d "
 			"bytes: the path's MTU less the IP and UDP headers)%s", snd->dgram_bytes, room,
