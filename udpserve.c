@@ -81,10 +81,21 @@ struct server {
 	long *ended, ended_head, n_ended;	/* ended senders' places, the longest ago first */
 	uint64_t junk;		/* datagrams that were not zc's */
 	uint64_t turned_away;	/* datagrams of senders past -L */
+	uint64_t gave_way;	/* unproven senders that gave their place to a newcomer */
 	long rcvbuf;		/* what the socket was granted */
 };
 
 static volatile sig_atomic_t tick;
+
+/*
+ * A sender proves itself with its first datagrams: with fewer distinct ones
+ * than this, it gives its place to a newcomer when every -L place is taken
+ * (the one quiet longest first), so that a burst of one datagram for each of
+ * -L stream ids cannot hold zcs for -W. An honest sender sends them in well
+ * under a millisecond at -u's default pace; one that sends this many for each
+ * id still keeps its places until -W.
+ */
+#define PROVEN_DATAGRAMS 8
 
 static int same_address(const struct sender *d, const struct sockaddr *from, socklen_t len)
 {
@@ -160,8 +171,40 @@ static void index_remove(struct server *sv, const struct sender *d)
 }
 
 /*
- * A place for a new sender: a free one, or the one that ended longest ago
- * (it no longer gets its END answered); NULL when -L are active.
+ * An unproven sender, quiet longest, gives its place to a newcomer: counted,
+ * its meter's window closed, no summary (said once on stderr). NULL if every
+ * active sender has proven itself.
+ */
+static struct sender *give_way(struct server *sv)
+{
+	struct sender *quiet = NULL;
+	struct soak_figures fig;
+
+	for (long i = 0; i < sv->s->max_conns; i++) {
+		struct sender *d = &sv->senders[i];
+
+		if (d->active && d->count.distinct < PROVEN_DATAGRAMS && (!quiet || d->last_ns < quiet->last_ns))
+			quiet = d;
+	}
+	if (!quiet)
+		return NULL;
+	if (!sv->gave_way++)
+		warnx("%s: a sender of fewer than %d datagrams gave its place to a new one, every -L "
+		      "place being taken (said once; -d says each)", quiet->peer, PROVEN_DATAGRAMS);
+	else if (sv->s->debug)
+		warnx("%s: stream %08x gave its place to a new sender", quiet->peer, quiet->stream);
+	if (quiet->metered)
+		hostmeter_span_close(sv->hm, &quiet->span, quiet->peer, quiet->count.bytes, &fig,
+				     &quiet->shared);
+	quiet->active = quiet->metered = 0;
+	index_remove(sv, quiet);
+	return quiet;
+}
+
+/*
+ * A place for a new sender: a free one, the one that ended longest ago (it
+ * no longer gets its END answered), or an unproven one's (give_way); NULL
+ * when -L proven senders are active.
  */
 static struct sender *free_place(struct server *sv)
 {
@@ -170,7 +213,7 @@ static struct sender *free_place(struct server *sv)
 	if (sv->n_free > 0)
 		return &sv->senders[sv->free_places[--sv->n_free]];
 	if (sv->n_ended == 0)
-		return NULL;
+		return give_way(sv);
 	d = &sv->senders[sv->ended[sv->ended_head]];
 	sv->ended_head = (sv->ended_head + 1) % sv->s->max_conns;
 	sv->n_ended--;

@@ -351,6 +351,48 @@ test_ten_thousand_senders_at_once_are_each_counted_whole() {
 	expect_eq "$(zcs_summaries | grep -c ', 4 datagrams, 0 lost, 0 out of order, 0 duplicated')" 10000 "whole senders"
 }
 
+# A burst of one datagram for each of -L stream ids, from one socket or from
+# 10,000 source ports, holds no place: an unproven sender (fewer than 8
+# datagrams) gives its place to a newcomer, and an honest zcc that comes
+# after the burst is counted whole (it used to wait in vain for -W).
+test_a_burst_of_one_datagram_an_id_locks_no_sender_out() {
+	local ports
+	head -c 100000 /dev/urandom >"$T/file"
+	start_zcs -u
+	for ports in "" -p; do
+		"$HELPERS/udppeer" burst $ports "$PORT" "$([ -n "$ports" ] && echo 10000 || echo 64)" "$T/file" >"$T/peer" ||
+			fail "udppeer burst $ports: $(cat "$T/peer")"
+		"$ROOT/zcc" -u -W 2 -s 127.0.0.1 -p "$PORT" "$T/file" >"$T/out" 2>&1 ||
+			fail "zcc after the burst${ports:+ from 10,000 ports}: $(cat "$T/out")"
+		expect_match "$(cat "$T/out")" ", 70 datagrams in 70 calls, 70 received, " "zcc after the burst $ports"
+	done
+	expect_eq "$(grep -c 'gave its place to a new one' "$T/zcs.err")" 1 "the note, once"
+}
+
+# A proven sender keeps its place: two zcc at -L 2, a burst of 64 ids
+# between them, and both counted whole while the burst is turned away.
+test_a_proven_sender_keeps_its_place() {
+	local a b
+	head -c 2000000 /dev/urandom >"$T/file"
+	start_zcs -u -L 2
+	"$ROOT/zcc" -u -R 4m -s 127.0.0.1 -p "$PORT" "$T/file" >"$T/a" 2>&1 &
+	a=$!
+	"$ROOT/zcc" -u -R 4m -s 127.0.0.1 -p "$PORT" "$T/file" >"$T/b" 2>&1 &
+	b=$!
+	started "$a"
+	started "$b"
+	sleep 0.2
+	"$HELPERS/udppeer" burst "$PORT" 64 "$T/file" >"$T/peer" || fail "udppeer burst: $(cat "$T/peer")"
+	wait "$a" || fail "the first zcc: $(cat "$T/a")"
+	wait "$b" || fail "the second zcc: $(cat "$T/b")"
+	expect_match "$(cat "$T/a")" ", 1389 datagrams in 1389 calls, 1389 received, " "the first zcc"
+	expect_match "$(cat "$T/b")" ", 1389 datagrams in 1389 calls, 1389 received, " "the second zcc"
+	grep -q "2 senders at once (-L 2): the datagrams of another are ignored until one ends" "$T/zcs.err" ||
+		fail "the burst was not turned away: $(cat "$T/zcs.err")"
+	grep -q 'gave its place' "$T/zcs.err" && fail "a proven sender gave way: $(cat "$T/zcs.err")"
+	true
+}
+
 # zcs -u's interval lines begin with the sender each counts while senders
 # are served together, as zcs's connections' do.
 test_zcs_tags_the_interval_lines_of_senders_served_together() {

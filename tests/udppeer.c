@@ -28,6 +28,11 @@
  *	all send their END, again every 200 ms to those not yet answered (3 s
  *	at most), and prints "senders N, acked A, exact E", E the ACKs that
  *	count every datagram and byte of the file.
+ *
+ *   udppeer burst [-p] PORT N FILE
+ *	A hostile burst: the file's first datagram once for each of N stream
+ *	ids (0 to N-1), and nothing more, no END; from one socket, or with -p
+ *	each from a socket of its own (N source ports). Prints "sent N".
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -369,6 +374,39 @@ static int many(int argc, char **argv)
 	return 0;
 }
 
+static int burst(int argc, char **argv)
+{
+	static unsigned char out[65536];
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int ports = argc > 0 && strcmp(argv[0], "-p") == 0, fd = -1;
+	unsigned n_ids, sent = 0;
+
+	argv += ports, argc -= ports;
+	if (argc < 3)
+		return fprintf(stderr, "usage: udppeer burst [-p] PORT N FILE\n"), 2;
+	sa.sin_port = htons(atoi(argv[0]));
+	n_ids = atoi(argv[1]);
+	load(argv + 2, 1);
+	plan(1472, 1);
+	for (unsigned i = 0; i < n_ids; i++) {
+		size_t n = build(out, i, 0);
+
+		if (fd < 0 && ((fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+			       connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0))
+			die("connect");
+		if (send(fd, out, n, 0) == (ssize_t)n)
+			sent++;
+		if (ports) {
+			close(fd);
+			fd = -1;
+		}
+		if (i % 64 == 63)
+			usleep(1000);
+	}
+	printf("sent %u\n", sent);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "check") == 0)
@@ -377,6 +415,8 @@ int main(int argc, char **argv)
 		return send_order(argc - 2, argv + 2);
 	if (argc > 1 && strcmp(argv[1], "many") == 0)
 		return many(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "burst") == 0)
+		return burst(argc - 2, argv + 2);
 	fprintf(stderr, "usage: udppeer check|send ...\n");
 	return 2;
 }
