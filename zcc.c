@@ -298,6 +298,8 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		opt_failx("-R %llu over -P %ld streams is %llu bytes/sec each: a stream needs at "
 			  "least %d", (unsigned long long)s->rate_bytes_per_sec, s->streams,
 			  (unsigned long long)s->rate_bytes_per_sec / s->streams, MIN_STREAM_RATE);
+	/* -W bounds the connect() too: a SYN that no one answers waits over a minute. */
+	s->sockopts.connect_secs = s->close_wait_secs;
 	/* Each stream's share, which tx/ paces it at (tx_pace). */
 	s->stream_rate = s->rate_bytes_per_sec / s->streams;
 	if (!strchr(given, 'q') && s->n_arms == 1)

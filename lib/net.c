@@ -6,11 +6,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "net.h"
+#include "timing.h"
 
 void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t size)
 {
@@ -244,6 +246,44 @@ int net_first_family(const char *host, int datagram)
 	return family;
 }
 
+/*
+ * connect(), waiting secs at most (0: as long as the kernel does, over a
+ * minute for a SYN no one answers): 0, or -1 with errno (ETIMEDOUT when the
+ * wait ran out).
+ */
+static int connect_within(int fd, const struct sockaddr *sa, socklen_t len, long secs)
+{
+	int flags = fcntl(fd, F_GETFL), rc, e = 0;
+	socklen_t elen = sizeof(e);
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	uint64_t deadline;
+
+	if (!secs)
+		return connect(fd, sa, len);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -1;
+	rc = connect(fd, sa, len);
+	if (rc < 0 && errno == EINPROGRESS) {
+		deadline = timing_now_ns() + secs * NSEC_PER_SEC;
+		do {
+			uint64_t now = timing_now_ns();
+
+			rc = now >= deadline ? 0 : poll(&pfd, 1, (deadline - now + 999999) / 1000000);
+		} while (rc < 0 && errno == EINTR);
+		if (rc == 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &elen) < 0)
+			return -1;
+		rc = e ? -1 : 0;
+		errno = e;
+	}
+	if (rc == 0 && fcntl(fd, F_SETFL, flags) < 0)
+		return -1;
+	return rc;
+}
+
 int net_connect(const char *host, int port_num, const struct net_sockopts *opts, int debug)
 {
 	char port[8];
@@ -265,7 +305,7 @@ int net_connect(const char *host, int port_num, const struct net_sockopts *opts,
 		}
 		net_set_sockopts(fd, opts, debug);
 		net_addr_text(ai->ai_addr, ai->ai_addrlen, where, sizeof(where));
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+		if (connect_within(fd, ai->ai_addr, ai->ai_addrlen, opts->connect_secs) == 0) {
 			if (debug)
 				say_connected(fd, where, opts->mss);
 			break;
@@ -278,6 +318,9 @@ int net_connect(const char *host, int port_num, const struct net_sockopts *opts,
 		fd = -1;
 	}
 	freeaddrinfo(res);
+	if (fd < 0 && saved == ETIMEDOUT && opts->connect_secs)
+		errx(1, "connect to %s port %s: no answer within %ld s (-W)", host, port,
+		     opts->connect_secs);
 	if (fd < 0) {
 		errno = saved;
 		err(1, "connect to %s port %s", host, port);

@@ -44,6 +44,7 @@ struct net_sockopts {
 	long rcvbuf_bytes;	/* -i */
 	long sndbuf_bytes;	/* -o */
 	long mss;		/* zcc -M: TCP_MAXSEG */
+	long connect_secs;	/* zcc -W: the longest wait for a TCP connect(); 0: the kernel's */
 };
 
 #ifndef SO_MAX_PACING_RATE

@@ -247,4 +247,19 @@ test_zcs_survives_random_bytes() {
 	expect_match "$(zcs_summaries | tail -n 1)" "^received $(stream_bytes 1 "$T/f/350k") bytes in [0-9.]+ s, [0-9]+ kbytes/sec$CPU_TIMES\$"
 }
 
+# -W bounds connect() too: a SYN that no one answers (an address on the
+# pair's subnet that no host has) ends zcc -W 1 within about a second, said
+# as such, where the kernel would wait seconds more.
+test_W_bounds_the_connect() {
+	local rc=0 began took
+	two_hosts
+	ip -n "$NS_A" addr add 10.251.1.1/24 dev "$IF_A"
+	began=$(date +%s%N)
+	ip netns exec "$NS_A" "$ROOT/zcc" -W 1 -s 10.251.1.9 -p 2222 /etc/hostname >"$T/out" 2>"$T/err" || rc=$?
+	took=$((($(date +%s%N) - began) / 1000000))
+	expect_eq "$rc" 1 "exit code"
+	expect_eq "$(cat "$T/err")" "zcc: connect to 10.251.1.9 port 2222: no answer within 1 s (-W)"
+	[ "$took" -ge 1000 ] && [ "$took" -lt 2500 ] || fail "zcc -W 1 gave up after $took ms"
+}
+
 run_tests "$@"
