@@ -182,6 +182,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		 const struct arrival *arr)
 {
 	uint64_t start = timing_now_ns(), last = start, last_data = start, bytes = 0, bytes_at_last = 0;
+	int64_t timeout_ms = s->idle_secs * 1000;	/* SO_RCVTIMEO's, as set */
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
 	struct conn c = { .arr = *arr };
@@ -192,13 +193,27 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	net_set_receive_timeout(fd, s->idle_secs);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
-		int64_t idle_left = s->idle_secs * 1000 - (int64_t)((timing_now_ns() - last_data) / 1000000);
+		uint64_t began = timing_now_ns();
+		int64_t idle_left = s->idle_secs * 1000 - (int64_t)((began - last_data) / 1000000);
+		long queued = 0;
 
+		/*
+		 * -W from the last data that came: a read waits for SO_RCVLOWAT's
+		 * bytes until its timeout, the rest of -W, and bytes that were
+		 * already queued when it began came no later than that.
+		 */
+		if (c.r.buf) {
+			queued = net_queued(fd);
+			if (idle_left < timeout_ms - 10 || idle_left > timeout_ms + 10) {
+				timeout_ms = idle_left > 1 ? idle_left : 1;
+				net_set_receive_timeout_ms(fd, timeout_ms);
+			}
+		}
 		n = c.r.buf ? s->mode->receive(&c.r) : await_first_data(&c, s, idle_left);
 		/* Count first: a read the tick cut short returns what had arrived by then. */
 		if (n > 0) {
 			bytes += n;
-			last_data = timing_now_ns();
+			last_data = c.r.buf && queued >= 0 && n <= queued ? began : timing_now_ns();
 		}
 		if (tick) {
 			uint64_t now = timing_now_ns();

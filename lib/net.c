@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "net.h"
@@ -184,10 +185,22 @@ void net_set_send_timeout(int fd, long secs)
 
 void net_set_receive_timeout(int fd, long secs)
 {
-	struct timeval tv = { .tv_sec = secs };
+	net_set_receive_timeout_ms(fd, secs * 1000);
+}
+
+void net_set_receive_timeout_ms(int fd, long ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000 };
 
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
 		err(1, "setsockopt SO_RCVTIMEO");
+}
+
+long net_queued(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) < 0 ? -1 : n;
 }
 
 int net_set_rcvlowat(int fd, long bytes, int debug)

@@ -141,6 +141,9 @@ void net_set_send_timeout(int fd, long secs);
  * gets nothing for this long fails with EAGAIN.
  */
 void net_set_receive_timeout(int fd, long secs);
+void net_set_receive_timeout_ms(int fd, long ms);
+/* The bytes a socket holds unread (FIONREAD), -1 if the kernel cannot say. */
+long net_queued(int fd);
 
 /*
  * Set SO_RCVLOWAT: readers are woken only once this many bytes are queued (or
