@@ -496,6 +496,22 @@ test_report_paths_reach_no_shell() {
 	true
 }
 
+# A list that names nothing is a usage error before anything runs, and an
+# --out that begins with '-' is a directory of that name, not an option.
+test_empty_lists_and_dash_paths_are_taken_as_written() {
+	local rc=0
+	bash "$ROOT/scripts/zc-matrix" --modes '' >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "2:zc-matrix: --modes '': an empty list names nothing"
+	[ -s "$T/out" ] && fail "zc-matrix --modes '' ran: $(cat "$T/out")"
+	rc=0
+	bash "$ROOT/scripts/zc-matrix" --recv , >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "2:zc-matrix: --recv ',': an empty list names nothing"
+	cp "$ROOT/tests/report-runs.csv" "$T/"
+	(cd "$T" && bash "$ROOT/scripts/zc-report" --out -x report-runs.csv) >"$T/out" 2>&1 ||
+		fail "zc-report --out -x: $(cat "$T/out")"
+	[ -s "$T/-x/zc-matrix.csv" ] || fail "no ./-x/zc-matrix.csv: $(cat "$T/out")"
+}
+
 # runs_2001 RATE: a runs CSV (BENCH_RUNS_COLUMNS, written by name) of three
 # rounds of sendfile and send -b 65536, unpinned and separate, offloads on
 # and off, paced at RATE (empty: full speed), whose medians are known: load
@@ -588,6 +604,20 @@ test_report_names_what_is_wrong_with_its_input() {
 	bad_csv "line 3: mode is 'sendfilez'" "$(echo "$GOOD_ROW" | sed 's/,write,/,sendfilez,/')"
 	bad_csv "line 3: recv is 'udp-splice'" "$(echo "$GOOD_ROW" | sed 's/,read,/,udp-splice,/')"
 	bad_csv "line 3: round is '0'" "$(echo "$GOOD_ROW" | sed 's/^1,/0,/')"
+	bad_csv "line 3: mbytes_per_sec is '-100', below 0" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,-100,/')"
+	bad_csv "line 3: a carriage return (a file with CRLF line ends: zc-matrix writes LF)" "$GOOD_ROW"$'\r'
+	bad_csv "line 3: mode is '$(printf 'x%.0s' $(seq 1 40))... (100000 characters)'" \
+		"$(echo "$GOOD_ROW" | sed "s/,write,/,$(head -c 100000 /dev/zero | tr '\0' x),/")"
+	# Runs without a demand figure: said, not ranked at 0.000 us/KB.
+	printf '%s\n%s\n' "$RUNS_HEADER" "$(echo "$GOOD_ROW" | sed 's/,53\.3,0\.490,60\.7,/,,,,/')" >"$T/nodemand.csv"
+	rc=0
+	bash "$ROOT/scripts/zc-report" --out "$T/rep" "$T/nodemand.csv" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/nodemand.csv: no run has a service demand (demand_us_per_kb is empty in every row): nothing to rank or plot"
+	# A FIFO would hang the report: only a regular file is read.
+	mkfifo "$T/fifo.csv"
+	rc=0
+	timeout 10 bash "$ROOT/scripts/zc-report" "$T/fifo.csv" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/fifo.csv: not a regular file (a runs CSV is one)"
 	rc=0
 	bash "$ROOT/scripts/zc-report" --width 0 "$T/bad.csv" >/dev/null 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "2:zc-report: --width '0': out of range (1 to 1000)"
