@@ -28,6 +28,34 @@ bench_init() {
 	trap bench_cleanup EXIT
 }
 
+# bench_track PID: a process the script started, stopped at its exit, and
+# on record in $work/pids ("PID STARTTIME", its start from /proc) for a run
+# that finds this one's scratch after a SIGKILL (bench_stale_pids).
+bench_track() {
+	bench_pids+=("$1")
+	echo "$1 $(bench_starttime "$1")" >>"$work/pids"
+}
+
+# bench_starttime PID: the process's start time, in ticks since boot (field 22
+# of /proc/PID/stat, read after the command name, which may hold anything).
+bench_starttime() {
+	{ sed 's/.*) //' "/proc/$1/stat" | awk '{ print $20 }'; } 2>/dev/null
+}
+
+# bench_stale_pids DIR: the processes a run killed with SIGKILL left (those
+# on record in DIR/pids that are still the same processes), stopped, and
+# their children first; prints their pids.
+bench_stale_pids() {
+	local pid start
+	[ -f "$1/pids" ] || return 0
+	while read -r pid start; do
+		case "$pid" in '' | *[!0-9]*) continue ;; esac
+		[ -n "$start" ] && [ "$(bench_starttime "$pid")" = "$start" ] || continue
+		pkill -9 -P "$pid" 2>/dev/null || true
+		kill -9 "$pid" 2>/dev/null && echo "$pid"
+	done <"$1/pids"
+}
+
 bench_cleanup() {
 	# The script's exit status, for bench_on_exit.
 	bench_exit_rc=$?
@@ -217,7 +245,7 @@ bench_start_zcs() {
 	shift 2
 	echo "# ${bench_zcs_prefix[*]}${bench_zcs_prefix:+ }$ROOT/zcs -d -p $port -t 3600 -J $*" | sed 's/ *$//'
 	"${bench_zcs_prefix[@]}" "$ROOT/zcs" -d -p "$port" -t 3600 -J "$@" >"$out" 2>"$out.err" &
-	bench_pids+=($!)
+	bench_track $!
 	bench_zcs_listening "$out.err" "${bench_pids[-1]}" 100 ||
 		bench_die "zcs $* did not start: $(cat "$out.err")"
 }

@@ -261,7 +261,7 @@ test_matrix_netns_from_a_directory_with_shell_in_its_name() {
 # A run killed with SIGKILL cannot clean up: the next run removes its
 # namespaces and its scratch directory, since its pid is gone, and says so.
 test_matrix_removes_what_a_killed_run_left() {
-	local pid
+	local pid left k
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
@@ -271,19 +271,49 @@ test_matrix_removes_what_a_killed_run_left() {
 	pid=$!
 	started "$pid"
 	NETNS+=("zc-a-$pid" "zc-b-$pid")
-	wait_until 60 eval '[ "$(wc -l <"$T/out1/zc-matrix-runs.csv" 2>/dev/null)" -ge 2 ]' ||
+	wait_until 60 eval '[ "$({ wc -l <"$T/out1/zc-matrix-runs.csv"; } 2>/dev/null || echo 0)" -ge 2 ]' ||
 		fail "the first run measured nothing: $(cat "$T/e1")"
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
-	# The rest of its session (zcc, the far zcs), stopped by its group's id.
-	kill -9 -- "-$pid" 2>/dev/null || true
+	# What it started goes on: its zcs, its meter's hold, its zcc of the moment.
+	left=$(pgrep -s "$pid" | sort -n | tr '\n' ' ')
+	for k in $left; do
+		started "$k"
+	done
+	pgrep -s "$pid" -f "$ROOT/zcs" >/dev/null || fail "no zcs left to stop: $left"
 	ip netns list | grep -q "^zc-a-$pid" || fail "no namespace left to clean up: $(ip netns list)"
 	ls -d "${TMPDIR:-/tmp}/zc-matrix.$pid."* >/dev/null 2>&1 || fail "no scratch directory left to clean up"
 	matrix --netns --modes sendfile --placements none --rounds 1 --loops 5
-	grep -q "^# removed what zc-matrix runs that are gone left behind: .*${TMPDIR:-/tmp}/zc-matrix\.$pid\..*zc-[ab]-$pid zc-[ab]-$pid" "$T/table" ||
+	grep -q "^# removed what zc-matrix runs that are gone left behind: pid [0-9].*${TMPDIR:-/tmp}/zc-matrix\.$pid\..*zc-[ab]-$pid zc-[ab]-$pid" "$T/table" ||
 		fail "no line of what was removed: $(cat "$T/table")"
+	grep -q "/proc/.*cmdline" "$T/err" && fail "it said: $(cat "$T/err")"
 	! ip netns list | grep -q -- "-$pid\b" || fail "namespaces left: $(ip netns list)"
 	! ls -d "${TMPDIR:-/tmp}/zc-matrix.$pid."* >/dev/null 2>&1 || fail "scratch directory left"
+	wait_until 5 eval '! pgrep -s '"$pid"' -f "$ROOT/zc[cs]" >/dev/null' ||
+		fail "zcs or zcc of the killed run left: $(pgrep -a -s "$pid")"
+}
+
+# SIGTERM stops a run within a second, in the middle of a zcc run, with
+# nothing of it left running, and the rounds measured reported.
+test_matrix_stops_within_a_second_of_SIGTERM() {
+	local pid began took
+	cd "$T"
+	setsid bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --modes sendfile \
+		--placements none --rounds 1000 --loops 200 --out "$T/out1" >"$T/t1" 2>"$T/e1" &
+	pid=$!
+	started "$pid"
+	wait_until 60 eval '[ "$({ wc -l <"$T/out1/zc-matrix-runs.csv"; } 2>/dev/null || echo 0)" -ge 2 ]' ||
+		fail "the run measured nothing: $(cat "$T/e1")"
+	wait_until 10 eval 'pgrep -s '"$pid"' -f "$ROOT/zcc" >/dev/null' || fail "no zcc running"
+	began=$(date +%s%N)
+	kill -TERM "$pid"
+	wait_until 10 eval '! pgrep -s '"$pid"' -f "$ROOT/zc[cs]" >/dev/null' ||
+		fail "still running 10 s after SIGTERM: $(pgrep -a -s "$pid")"
+	took=$((($(date +%s%N) - began) / 1000000))
+	[ "$took" -lt 1000 ] || fail "zcc and zcs stopped $took ms after SIGTERM"
+	wait "$pid" 2>/dev/null || true
+	grep -q "^zc-matrix: stopped early: what it measured is in $T/out1/zc-matrix-runs.csv" "$T/e1" ||
+		fail "no word of the stop: $(cat "$T/e1")"
 }
 
 # --remote CMD starts zcs through CMD (here ip netns exec, from the other
