@@ -145,7 +145,7 @@ int net_forbid_fragments(int fd)
 	return 0;
 }
 
-int net_datagram_room(int fd)
+int net_path_mtu(int fd, int *ip_header)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss), mlen = sizeof(int);
@@ -159,7 +159,15 @@ int net_datagram_room(int fd)
 	/* An IPv4 peer reached through an IPv6 socket (::ffff:a.b.c.d) travels as IPv4. */
 	if (v6 && IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
 		v6 = 0;
-	return mtu - (v6 ? 40 : 20) - 8;
+	*ip_header = v6 ? 40 : 20;
+	return mtu;
+}
+
+int net_datagram_room(int fd)
+{
+	int ip_header = 0, mtu = net_path_mtu(fd, &ip_header);
+
+	return mtu < 0 ? -1 : mtu - ip_header - 8;
 }
 
 void net_set_cork(int fd)

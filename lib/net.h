@@ -113,6 +113,8 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
  * the IP and UDP headers. -1 with errno when the kernel cannot say.
  */
 int net_datagram_room(int fd);
+/* The connected socket's path MTU (IP_MTU, IPV6_MTU), and its IP header's bytes; -1. */
+int net_path_mtu(int fd, int *ip_header);
 /*
  * A UDP socket's datagrams are never fragmented (IP_PMTUDISC_DO, and
  * IPV6_PMTUDISC_DO on an IPv6 socket): one too large for the path is refused

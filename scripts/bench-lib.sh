@@ -33,7 +33,21 @@ bench_init() {
 # that finds this one's scratch after a SIGKILL (bench_stale_pids).
 bench_track() {
 	bench_pids+=("$1")
+	bench_record "$1"
+}
+
+# bench_record PID: on record in $work/pids only (one the script stops its own way).
+bench_record() {
 	echo "$1 $(bench_starttime "$1")" >>"$work/pids"
+}
+
+# bench_kill_tree PID: the process and every descendant, the deepest first.
+bench_kill_tree() {
+	local kid
+	for kid in $(pgrep -P "$1"); do
+		bench_kill_tree "$kid"
+	done
+	kill -9 "$1" 2>/dev/null
 }
 
 # bench_starttime PID: the process's start time, in ticks since boot (field 22
@@ -43,16 +57,15 @@ bench_starttime() {
 }
 
 # bench_stale_pids DIR: the processes a run killed with SIGKILL left (those
-# on record in DIR/pids that are still the same processes), stopped, and
-# their children first; prints their pids.
+# on record in DIR/pids that are still the same processes), stopped with
+# all their descendants; prints their pids.
 bench_stale_pids() {
 	local pid start
 	[ -f "$1/pids" ] || return 0
 	while read -r pid start; do
 		case "$pid" in '' | *[!0-9]*) continue ;; esac
 		[ -n "$start" ] && [ "$(bench_starttime "$pid")" = "$start" ] || continue
-		pkill -9 -P "$pid" 2>/dev/null || true
-		kill -9 "$pid" 2>/dev/null && echo "$pid"
+		bench_kill_tree "$pid" && echo "$pid"
 	done <"$1/pids"
 }
 

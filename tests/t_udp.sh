@@ -562,8 +562,8 @@ test_datagrams_over_the_paths_mtu_are_refused() {
 
 # A path that narrows mid-run (the pair's MTU 1500 to 1400 while zcc sends
 # 1472-byte datagrams): never IP fragments, which are not what a datagram
-# mode measures; every mode ends with exit 1 and a line naming the room
-# left, 1372 bytes.
+# mode measures; every mode ends with exit 1 and a line naming the new MTU
+# and the largest -l that fits it.
 test_a_path_that_narrows_mid_run_ends_the_run_and_says_the_room_left() {
 	local m rc zcc
 	zcs_u_on_the_far_host 3000000
@@ -582,7 +582,7 @@ test_a_path_that_narrows_mid_run_ends_the_run_and_says_the_room_left() {
 		wait "$zcc" || rc=$?
 		expect_eq "$rc" 1 "exit code of -m $m: $(cat "$T/out" "$T/err")"
 		expect_match "$(cat "$T/err")" \
-			"^zcc: .+ after [0-9]+ bytes: a 1472-byte datagram no longer fits the path, whose MTU now leaves room for 1372 \\(IP_MTU less the IP and UDP headers\\): -l 1372 at most; datagrams are sent unfragmented\$" \
+			"^zcc: .+ after [0-9]+ bytes: the path's MTU is now 1400 \\(IP_MTU\\), and a 1472-byte datagram no longer fits it unfragmented: -l 1372 at most\$" \
 			"-m $m's error"
 	done
 }

@@ -127,11 +127,13 @@ void tx_die_sending(const struct sender *snd, const char *what)
 			"refused them after %llu bytes (%s)", (unsigned long long)snd->sent,
 		     strerror(errno));
 	/* The path narrowed mid-run, and the datagrams may not be fragmented (IP_PMTUDISC_DO). */
-	if (errno == EMSGSIZE && snd->mode->datagram)
-		errx(1, "%s after %llu bytes: a %zu-byte datagram no longer fits the path, whose MTU "
-			"now leaves room for %d (IP_MTU less the IP and UDP headers): -l %d at most; "
-			"datagrams are sent unfragmented", what, (unsigned long long)snd->sent,
-		     snd->dgram_bytes, net_datagram_room(snd->sock), net_datagram_room(snd->sock));
+	if (errno == EMSGSIZE && snd->mode->datagram) {
+		int ip_header = 0, mtu = net_path_mtu(snd->sock, &ip_header);
+
+		errx(1, "%s after %llu bytes: the path's MTU is now %d (IP_MTU), and a %zu-byte "
+			"datagram no longer fits it unfragmented: -l %d at most", what,
+		     (unsigned long long)snd->sent, mtu, snd->dgram_bytes, mtu - ip_header - 8);
+	}
 	/* A socket the peer reset before shutdown() is no longer connected: the same reset. */
 	if (errno == ENOTCONN)
 		errno = ECONNRESET;
