@@ -77,6 +77,30 @@ test_t_sends_the_files_round_and_round_then_empty_loops() {
 	done
 }
 
+# Files of several MiB, at several chunks and depths: every byte in order,
+# each file whole, the last one too.
+test_t_sends_files_of_several_mib_whole_at_every_shape() {
+	local port pid got args m
+	mkdir -p "$T/big"
+	head -c $((3 * 1048576 + 5)) /dev/urandom >"$T/big/a"
+	head -c 1 /dev/urandom >"$T/big/b"
+	for args in "-m sendfile" "-m send -b 4k" "-m write -b 1000" "-m memory -b 65536" \
+		"-m splice -b 12345" "-m zerocopy -b 4k -q 3" "-m uring -b 64k -q 8"; do
+		rm -f "$T/port" "$T/wire"
+		"$HELPERS/capture" "$T/wire" >"$T/port" &
+		pid=$!
+		started "$pid"
+		wait_until 5 test -s "$T/port" || fail "capture did not start"
+		port=$(cat "$T/port")
+		"$ROOT/zcc" $args -t 0.3 -R 20m -p "$port" -s 127.0.0.1 "$T/big/a" "$T/big/b" >"$T/out" 2>&1 ||
+			{ m=${args#-m } && uring_refused "${m%% *}" >/dev/null && continue
+				fail "zcc $args -t 0.3: $(cat "$T/out")"; }
+		wait_until 5 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "capture did not finish"
+		got=$(timed_wire_matches "$T/wire" "$T/big/a" "$T/big/b") || exit 1
+		[ "${got% *}" -ge 2 ] || fail "$args: $got: not one whole round"
+	done
+}
+
 # jget OBJECT PATH: a member of a -J object, by its path ("" for null).
 jget() {
 	printf '%s\n' "$1" | awk -v p="$2" "$JSON_AWK"'{ print json_get($0, p) }'
