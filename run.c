@@ -66,6 +66,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 	struct link_sample la;
 	struct link_figures lf;
 	const struct tx_plan plan = { .loops = s->loops, .ns = s->time_ms * (NSEC_PER_SEC / 1000) };
+	struct tcpinfo tcp = { 0 };
 
 	snd->sock = net_connect(s->server, s->port, &s->sockopts, s->debug);
 	/* The link is counted for -c's line and -J; with -P, by the parent, from the name here. */
@@ -102,6 +103,8 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 	else if (m)
 		meter_at(m, METER_LAST_BYTE);
 	unconfirmed = tx_await_close(snd, s->close_wait_secs);
+	if (!s->datagram)
+		tcpinfo_read(snd->sock, &tcp);
 	if (!unconfirmed) {
 		end = timing_now_ns();
 		if (m && alone)
@@ -120,7 +123,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 				 .datagrams = snd->datagrams, .calls = snd->calls,
 				 .received = snd->acked_datagrams, .rate = s->stream_rate,
 				 .rate_asked = s->rate_asked,
-				 .files_sent = snd->files_sent };
+				 .files_sent = snd->files_sent, .tcp = tcp };
 	if (linked)
 		sum->link = lk;
 	if (counted) {

@@ -74,6 +74,8 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	json_double(j, "seconds", timing_secs(sum->ns), 6);
 	json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
 	json_uint(j, "files_sent", sum->files_sent);
+	if (!mode->datagram)
+		tcpinfo_json(j, &sum->tcp);
 	json_bool(j, "confirmed", sum->confirmed);
 	json_double(j, "user_seconds", sum->user_secs, 2);
 	json_double(j, "system_seconds", sum->sys_secs, 2);
@@ -214,6 +216,8 @@ static void print_streams(const struct settings *s, const struct summary *stream
 			continue;
 		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
 		print_summary(prefix, s->mode, &streams[i], s->unit);
+		if (s->tcp_line)
+			tcpinfo_print(stdout, prefix, &streams[i].tcp);
 	}
 	snprintf(prefix, sizeof(prefix), "all %ld streams: ", s->streams);
 	print_summary(prefix, s->mode, total, s->unit);
@@ -233,6 +237,8 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 		print_streams(s, streams, sum);
 	else
 		print_summary("", s->mode, sum, s->unit);
+	if (s->tcp_line && !s->json && s->streams == 1)
+		tcpinfo_print(stdout, "", &sum->tcp);
 	if (alt && !s->json)
 		alt_print(alt, stdout, s->unit);
 	if (alt)

@@ -24,6 +24,7 @@
 #include "lib/net.h"
 #include "lib/proto.h"
 #include "lib/system.h"
+#include "lib/tcpinfo.h"
 #include "lib/timing.h"
 #include "lib/units.h"
 #include "zcs.h"
@@ -45,6 +46,7 @@ struct conn {
 	struct link_figures link_fig;
 	int idle_closed;	/* -W: ended for sending nothing for that long */
 	int tagged;		/* its interval lines name the peer: another connection was served at one */
+	struct tcpinfo tcp;	/* TCP_INFO at its end */
 };
 
 static volatile sig_atomic_t tick;
@@ -152,6 +154,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_int(&j, "sndbuf", s->sockopts.sndbuf_bytes);
 	json_close(&j);
 	json_intervals(&j, &c->intervals);
+	tcpinfo_json(&j, &c->tcp);
 	json_object(&j, "result");
 	json_uint(&j, "bytes", bytes);
 	json_double(&j, "seconds", timing_secs(ns), 6);
@@ -245,6 +248,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		break;
 	}
 	timing_tick_stop();
+	tcpinfo_read(fd, &c.tcp);
 	if (hm)
 		metered = hostmeter_window(hm, peer, c.arr.accepted_as, bytes, &fig, &c.arr.shared);
 	if (c.arr.linked)
@@ -253,6 +257,12 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		print_summary_json(s, &c, hm, bytes, timing_now_ns() - start, metered);
 	else
 		print_summary(s, &c, bytes, timing_now_ns() - start, metered);
+	if (s->tcp_line && !s->json) {
+		char prefix[NI_MAXHOST + NI_MAXSERV + 16];
+
+		snprintf(prefix, sizeof(prefix), "%s%s", c.tagged ? peer : "", c.tagged ? ": " : "");
+		tcpinfo_print(stdout, prefix, &c.tcp);
+	}
 	if (metered && hm->m.note[0])
 		warnx("%s: note: %s", peer, hm->m.note);
 	if (s->debug)

@@ -56,7 +56,7 @@
 #define MAX_TIME_MS (86400L * 1000)
 
 static const char usage[] =
-	"usage: zcc [-cCdhJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
+	"usage: zcc [-cCdhIJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
 	"           [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]\n"
 	"           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs] [-T msecs]\n"
 	"           [-W secs] -s server file...\n";
@@ -73,6 +73,8 @@ static const char options[] =
 	"              K (kbytes/sec, the default), M, G (bytes a second, x1024)\n"
 	"  -h          this help (also --help)\n"
 	"  -i rcvbuf   SO_RCVBUF\n"
+	"  -I          TCP_INFO's line after the summary: retransmissions, RTT,\n"
+	"              window, and what limited the sending (-J has it always)\n"
 	"  -J          the summary as one JSON object\n"
 	"  -k          TCP_CORK\n"
 	"  -l bytes    with -u, each datagram's size (default 1472)\n"
@@ -171,7 +173,7 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 /* -u: the options that are TCP's alone, and -l, which is -u's. */
 static void check_datagram_options(struct settings *s, const char *given)
 {
-	static const char tcp_only[] = "kMSw";
+	static const char tcp_only[] = "IkMSw";
 
 	if (!s->datagram) {
 		if (strchr(given, 'l'))
@@ -332,7 +334,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
 				.slot_ms = ALT_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdf:hi:Jkl:M:m:n:N:o:p:P:q:R:s:St:T:uwW:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdf:hi:IJkl:M:m:n:N:o:p:P:q:R:s:St:T:uwW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
@@ -363,6 +365,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_help();
 		case 'i':
 			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			break;
+		case 'I':
+			s->tcp_line = 1;
 			break;
 		case 'J':
 			s->json = 1;

@@ -13,6 +13,7 @@
 #include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/net.h"
+#include "lib/tcpinfo.h"
 #include "tx/tx.h"
 #include "alternate.h"
 
@@ -47,6 +48,7 @@ struct settings {
 	long depth;
 	int cork;
 	int measure_cpu;
+	int tcp_line;		/* -I: TCP_INFO's line after each stream's summary */
 	long tare_ms;
 	long close_wait_secs;
 	int calibrate_only;	/* -C */
@@ -72,6 +74,7 @@ struct summary {
 	uint64_t datagrams, calls;	/* -u: DATA datagrams sent, and the calls that sent them */
 	uint64_t received;	/* -u: of them, what zcs's ACK says it received (confirmed) */
 	uint64_t files_sent;	/* whole files (with -t, round and round the set) */
+	struct tcpinfo tcp;	/* TCP_INFO at the stream's end (a stream's; not -P's total) */
 	unsigned skipped;	/* the run's: files named but not sent (not regular, unreadable) */
 	int metered;		/* -c, and the meter worked throughout */
 	struct soak_figures fig;	/* the meter's */

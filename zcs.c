@@ -42,7 +42,7 @@
 #define DEFAULT_IDLE_SECS 60
 
 static const char usage[] =
-	"usage: zcs [-cCdhJu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]\n"
+	"usage: zcs [-cCdhIJu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]\n"
 	"           [-m mode] [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]\n"
 	"           [-W secs]\n";
 
@@ -58,6 +58,7 @@ static const char options[] =
 	"              the default), M, G (bytes a second, x1024)\n"
 	"  -h          this help (also --help)\n"
 	"  -i rcvbuf   SO_RCVBUF\n"
+	"  -I          TCP_INFO's line after each connection's summary (-J has it always)\n"
 	"  -J          each summary as one JSON object\n"
 	"  -l lowat    SO_RCVLOWAT on each connection\n"
 	"  -L conns    serve at most this many connections at once (default 64)\n"
@@ -105,6 +106,8 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		opt_failx("-b is for TCP: -u takes each datagram whole, into %d bytes", RX_DGRAM_BYTES);
 	if (s->datagram && strchr(given, 'l'))
 		opt_failx("-l is for TCP (SO_RCVLOWAT): -u takes each datagram as it comes");
+	if (s->datagram && strchr(given, 'I'))
+		opt_failx("-I is for TCP (TCP_INFO): -u has no connection to ask");
 	s->sockopts.datagram = s->datagram;
 	s->mode = find_mode(mode_arg ? mode_arg : "read", s->datagram);
 }
@@ -121,7 +124,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS,
 				.unit = UNITS_DEFAULT };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":a:b:B:cCdf:hi:Jl:L:m:N:o:p:t:T:uW:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:cCdf:hi:IJl:L:m:N:o:p:t:T:uW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
@@ -151,6 +154,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_help();
 		case 'i':
 			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			break;
+		case 'I':
+			s->tcp_line = 1;
 			break;
 		case 'J':
 			s->json = 1;

@@ -34,6 +34,7 @@ struct settings {
 	long max_conns;		/* -L */
 	long idle_secs;		/* -W */
 	int datagram;		/* -u */
+	int tcp_line;		/* -I: TCP_INFO's line after each summary */
 };
 
 /* One -t interval of a connection (or -u's sender), kept for -J. */
