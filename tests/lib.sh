@@ -53,23 +53,34 @@ chunks() {
 	echo $((n * loops))
 }
 
+# start_capture [CAPTURE_ARGS...] OUTFILE: the capture peer, started and
+# listening on the port it chose; sets CAPTURE_PID and CAPTURE_PORT.
+start_capture() {
+	rm -f "$T/port"
+	"$HELPERS/capture" "$@" >"$T/port" &
+	CAPTURE_PID=$!
+	started "$CAPTURE_PID"
+	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	CAPTURE_PORT=$(cat "$T/port")
+}
+
+# await_capture: until the capture peer has taken the whole stream and gone.
+await_capture() {
+	wait_until 5 eval '! kill -0 '"$CAPTURE_PID"' 2>/dev/null' || fail "capture did not finish"
+}
+
 # stream_matches_encoding LOOPS DIR ZCC_ARGS...: zcc -n LOOPS ZCC_ARGS DIR/* to
 # the capture peer, which shares no code with zc; the bytes on the wire must be
 # the stream built here by printf and cat (kept in DIR.stream), which pins the
 # layout the 2001 zcs expects independently of lib/proto. CAPTURE_ARGS go to
 # capture, and ZCC_WRAP (e.g. strace) runs zcc.
 stream_matches_encoding() {
-	local loops=$1 dir=$2 port pid
+	local loops=$1 dir=$2
 	shift 2
-	rm -f "$T/port"
-	"$HELPERS/capture" ${CAPTURE_ARGS:-} "$T/wire" >"$T/port" &
-	pid=$!
-	started "$pid"
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
-	port=$(cat "$T/port")
-	${ZCC_WRAP:-} "$ROOT/zcc" -n "$loops" -p "$port" -s 127.0.0.1 "$@" "$dir"/* >"$T/out" ||
+	start_capture ${CAPTURE_ARGS:-} "$T/wire"
+	${ZCC_WRAP:-} "$ROOT/zcc" -n "$loops" -p "$CAPTURE_PORT" -s 127.0.0.1 "$@" "$dir"/* >"$T/out" ||
 		fail "zcc $* exited $?: $(cat "$T/out")"
-	wait_until 5 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "capture did not finish"
+	await_capture
 	[ -s "$dir.stream.$loops" ] || encode_stream "$loops" "$dir"/* >"$dir.stream.$loops"
 	cmp "$dir.stream.$loops" "$T/wire" >"$T/cmp" 2>&1 ||
 		fail "zcc $*: the stream differs from the independent encoding: $(cat "$T/cmp")"
@@ -157,9 +168,7 @@ usage_error() {
 # A receiver that sleeps 1 ms between reads of a 4 KiB buffer, about 3 MB a
 # second: a 4 MiB file takes about 1.4 s to send.
 start_slow_capture() {
-	"$HELPERS/capture" -r 4096 -s 1000 "$T/wire" >"$T/port" &
-	started $!
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	start_capture -r 4096 -s 1000 "$T/wire"
 	head -c 4194304 /dev/urandom >"$T/file"
 }
 

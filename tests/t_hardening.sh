@@ -71,9 +71,7 @@ test_zcs_first_interval_line_counts_what_arrived_in_it() {
 check_unconfirmed_end() {
 	local rc=0 start
 	make_files "$T/f"
-	"$HELPERS/capture" -H "$1" "$T/captured" >"$T/port" &
-	started $!
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	start_capture -H "$1" "$T/captured"
 	start=$SECONDS
 	"$ROOT/zcc" -W 2 -s 127.0.0.1 -p "$(cat "$T/port")" "$T/f/350k" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc" 1 "exit code"
@@ -109,9 +107,7 @@ test_a_reset_before_shutdown_is_reported_as_a_reset() {
 	command -v strace >/dev/null || skip "strace is not installed"
 	make_files "$T/f"
 	want=$(stream_bytes 1 "$T/f/one")
-	"$HELPERS/capture" -z -c "$want" "$T/captured" >"$T/port" &
-	started $!
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
+	start_capture -z -c "$want" "$T/captured"
 	strace -o /dev/null -e inject=shutdown:delay_enter=300000 \
 		"$ROOT/zcc" -s 127.0.0.1 -p "$(cat "$T/port")" "$T/f/one" >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'inject' "$T/err" && skip "this strace cannot delay a system call"

@@ -189,10 +189,8 @@ test_zcc_J_meter_window_ends_at_the_last_byte_without_zcs_close() {
 	need_python
 	calibrate_here
 	head -c 8388608 /dev/urandom >"$T/file"
-	"$HELPERS/capture" -H 0 "$T/wire" >"$T/port" &
-	started $!
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
-	port=$(cat "$T/port")
+	start_capture -H 0 "$T/wire"
+	port=$CAPTURE_PORT
 	(cd "$T" && "$ROOT/zcc" -J -c -T 200 -W 2 -p "$port" -s 127.0.0.1 "$T/file" >"$T/out" 2>"$T/err") ||
 		rc=$?
 	expect_eq "$rc" 1 "exit code: $(cat "$T/err")"

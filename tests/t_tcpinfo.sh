@@ -45,10 +45,8 @@ test_J_has_tcp_info_at_both_ends() {
 test_a_slow_receiver_limits_the_sender_by_its_window() {
 	local pct
 	head -c 300000 /dev/urandom >"$T/file"
-	"$HELPERS/capture" -r 4096 -s 1000 /dev/null >"$T/port" &
-	started $!
-	wait_until 5 test -s "$T/port" || fail "capture did not start"
-	"$ROOT/zcc" -I -t 1 -W 10 -p "$(cat "$T/port")" -s 127.0.0.1 "$T/file" >"$T/out" || fail "zcc: $(cat "$T/out")"
+	start_capture -r 4096 -s 1000 /dev/null
+	"$ROOT/zcc" -I -t 1 -W 10 -p "$CAPTURE_PORT" -s 127.0.0.1 "$T/file" >"$T/out" || fail "zcc: $(cat "$T/out")"
 	pct=$(sed -n 's/.*rwnd-limited \([0-9.]*\)%.*/\1/p' "$T/out")
 	awk -v p="$pct" 'BEGIN { exit !(p > 40) }' || fail "rwnd-limited ${pct:-?}%: $(cat "$T/out")"
 }

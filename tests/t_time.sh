@@ -56,18 +56,14 @@ make_timed_files() {
 # Every mode: what goes on the wire is the files in order, round and round,
 # then empty loops; zcc's bytes are the wire's, its files the ones read.
 test_t_sends_the_files_round_and_round_then_empty_loops() {
-	local m port pid got json
+	local m got json
 	make_timed_files "$T/f"
 	for m in $(send_modes); do
-		rm -f "$T/port" "$T/wire"
-		"$HELPERS/capture" "$T/wire" >"$T/port" &
-		pid=$!
-		started "$pid"
-		wait_until 5 test -s "$T/port" || fail "capture did not start"
-		port=$(cat "$T/port")
-		json=$("$ROOT/zcc" -J -m "$m" -t 0.2 -R 1m -p "$port" -s 127.0.0.1 "$T"/f/a "$T"/f/b \
+		rm -f "$T/wire"
+		start_capture "$T/wire"
+		json=$("$ROOT/zcc" -J -m "$m" -t 0.2 -R 1m -p "$CAPTURE_PORT" -s 127.0.0.1 "$T"/f/a "$T"/f/b \
 			"$T"/f/c "$T"/f/d) || fail "zcc -m $m -t 0.2 exited $?"
-		wait_until 5 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "capture did not finish"
+		await_capture
 		got=$(timed_wire_matches "$T/wire" "$T"/f/a "$T"/f/b "$T"/f/c "$T"/f/d) || exit 1
 		[ "${got% *}" -ge 8 ] || fail "-m $m: $got: fewer than two rounds of the files"
 		expect_eq "$(jget "$json" result.files_sent)" "${got% *}" "-m $m: files_sent"
@@ -80,22 +76,18 @@ test_t_sends_the_files_round_and_round_then_empty_loops() {
 # Files of several MiB, at several chunks and depths: every byte in order,
 # each file whole, the last one too.
 test_t_sends_files_of_several_mib_whole_at_every_shape() {
-	local port pid got args m
+	local got args m
 	mkdir -p "$T/big"
 	head -c $((3 * 1048576 + 5)) /dev/urandom >"$T/big/a"
 	head -c 1 /dev/urandom >"$T/big/b"
 	for args in "-m sendfile" "-m send -b 4k" "-m write -b 1000" "-m memory -b 65536" \
 		"-m splice -b 12345" "-m zerocopy -b 4k -q 3" "-m uring -b 64k -q 8"; do
-		rm -f "$T/port" "$T/wire"
-		"$HELPERS/capture" "$T/wire" >"$T/port" &
-		pid=$!
-		started "$pid"
-		wait_until 5 test -s "$T/port" || fail "capture did not start"
-		port=$(cat "$T/port")
-		"$ROOT/zcc" $args -t 0.3 -R 20m -p "$port" -s 127.0.0.1 "$T/big/a" "$T/big/b" >"$T/out" 2>&1 ||
+		rm -f "$T/wire"
+		start_capture "$T/wire"
+		"$ROOT/zcc" $args -t 0.3 -R 20m -p "$CAPTURE_PORT" -s 127.0.0.1 "$T/big/a" "$T/big/b" >"$T/out" 2>&1 ||
 			{ m=${args#-m } && uring_refused "${m%% *}" >/dev/null && continue
 				fail "zcc $args -t 0.3: $(cat "$T/out")"; }
-		wait_until 5 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "capture did not finish"
+		await_capture
 		got=$(timed_wire_matches "$T/wire" "$T/big/a" "$T/big/b") || exit 1
 		[ "${got% *}" -ge 2 ] || fail "$args: $got: not one whole round"
 	done
