@@ -74,18 +74,30 @@ test_every_send_mode_reaches_every_receive_mode_with_exact_counts() {
 
 # sends_exactly MODE LEN LOOPS DIR ZCC_ARGS...: zcc's datagrams to udppeer,
 # which checks each one against the format and the files, and answers the END.
+# Once more if the peer's own socket overflowed (the kernel's count of what it
+# dropped there): datagrams the peer never saw were never checked, and prove
+# nothing either way about zcc.
 sends_exactly() {
-	local m=$1 len=$2 loops=$3 dir=$4 port pid
+	local try
+	for try in 1 2; do
+		sends_exactly_once "$@" && return 0
+		grep -q ', dropped by this socket [1-9]' "$T/port" || break
+		echo "# udppeer's socket dropped datagrams (zcc -u -m $1 -l $2 ${*:5}): once more"
+	done
+	fail "zcc -u -m $1 -l $2 ${*:5}: udppeer: $(tail -n 1 "$T/port") $(cat "$T/peer.err")"
+}
+
+sends_exactly_once() {
+	local m=$1 len=$2 loops=$3 dir=$4 pid
 	shift 4
 	rm -f "$T/port"
 	"$HELPERS/udppeer" check "$len" "$loops" "$dir"/* >"$T/port" 2>"$T/peer.err" &
 	pid=$!
 	started "$pid"
 	wait_until 5 test -s "$T/port" || fail "udppeer did not start: $(cat "$T/peer.err")"
-	port=$(head -n 1 "$T/port")
-	"$ROOT/zcc" -u -m "$m" -l "$len" -n "$loops" -p "$port" -s 127.0.0.1 "$@" "$dir"/* >"$T/zcc" 2>&1 ||
+	"$ROOT/zcc" -u -m "$m" -l "$len" -n "$loops" -p "$(head -n 1 "$T/port")" -s 127.0.0.1 "$@" "$dir"/* >"$T/zcc" 2>&1 ||
 		fail "zcc -u -m $m -l $len $*: $(cat "$T/zcc")"
-	wait "$pid" || fail "zcc -u -m $m -l $len $*: udppeer: $(tail -n 1 "$T/port") $(cat "$T/peer.err")"
+	wait "$pid" || return 1
 	expect_match "$(tail -n 1 "$T/port")" ", out of order 0, duplicated 0, wrong 0, end " "udppeer's count"
 }
 
@@ -108,7 +120,7 @@ test_the_minimal_sender_sends_the_datagrams_zcc_does() {
 			want=$(dgram_expect "$len" 2 "$T/file")
 			expect_match "$(cat "$T/out")" "^sent ${want#* } bytes, ${want% *} datagrams, cpu [0-9.]+ [0-9.]+\$" \
 				"dgramsend $m $len"
-			expect_eq "$(tail -n 1 "$T/port")" "datagrams ${want% *}, distinct ${want% *}, bytes ${want#* }, out of order 0, duplicated 0, wrong 0, end ${want% *}" \
+			expect_eq "$(tail -n 1 "$T/port")" "datagrams ${want% *}, distinct ${want% *}, bytes ${want#* }, out of order 0, duplicated 0, wrong 0, end ${want% *}, dropped by this socket 0" \
 				"udppeer's count of dgramsend $m $len"
 		done
 	done
