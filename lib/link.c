@@ -251,7 +251,9 @@ void link_take(const struct link *l, struct link_sample *s)
 		fclose(f);
 	}
 	s->ok = ok && read_stat(l->ifname, "rx_packets", &s->rx_packets) == 0 &&
-		read_stat(l->ifname, "tx_packets", &s->tx_packets) == 0;
+		read_stat(l->ifname, "tx_packets", &s->tx_packets) == 0 &&
+		read_stat(l->ifname, "rx_bytes", &s->rx_bytes) == 0 &&
+		read_stat(l->ifname, "tx_bytes", &s->tx_bytes) == 0;
 }
 
 void link_figures(const struct link_sample *a, const struct link_sample *b, struct link_figures *f)
@@ -260,6 +262,8 @@ void link_figures(const struct link_sample *a, const struct link_sample *b, stru
 
 	f->rx_packets = b->rx_packets - a->rx_packets;
 	f->tx_packets = b->tx_packets - a->tx_packets;
+	f->rx_bytes = b->rx_bytes - a->rx_bytes;
+	f->tx_bytes = b->tx_bytes - a->tx_bytes;
 	f->interrupts = b->interrupts - a->interrupts;
 	f->rx_pps = secs > 0 ? f->rx_packets / secs : 0;
 	f->tx_pps = secs > 0 ? f->tx_packets / secs : 0;
@@ -284,6 +288,15 @@ void link_print(FILE *out, const struct link *l, const struct link_figures *f)
 		fprintf(out, ", 0 ints/s (softirqs %.0f/s)", f->ints_per_sec);
 }
 
+/* Bytes over packets, or null where there were no packets. */
+static void per_packet(struct json *j, const char *key, uint64_t bytes, uint64_t packets)
+{
+	if (packets)
+		json_double(j, key, (double)bytes / packets, 0);
+	else
+		json_null(j, key);
+}
+
 void link_json(struct json *j, const struct link *l, const struct link_figures *f)
 {
 	json_object(j, "link");
@@ -292,6 +305,10 @@ void link_json(struct json *j, const struct link *l, const struct link_figures *
 	json_uint(j, "tx_packets", f->tx_packets);
 	json_double(j, "rx_pps", f->rx_pps, 0);
 	json_double(j, "tx_pps", f->tx_pps, 0);
+	json_uint(j, "rx_bytes", f->rx_bytes);
+	json_uint(j, "tx_bytes", f->tx_bytes);
+	per_packet(j, "rx_bytes_per_packet", f->rx_bytes, f->rx_packets);
+	per_packet(j, "tx_bytes_per_packet", f->tx_bytes, f->tx_packets);
 	json_uint(j, "interrupts", f->interrupts);
 	json_double(j, "ints_per_sec", f->ints_per_sec, 0);
 	json_string(j, "counted", l->n_irqs ? "irqs" : "softirqs");

@@ -1,6 +1,7 @@
 /*
  * link: the interface a connection goes through, and what it counted over a
- * window: packets received and sent (/sys/class/net/IF/statistics), and the
+ * window: packets and bytes received and sent (/sys/class/net/IF/statistics,
+ * where lo and veth count a super-packet, GSO's or GRO's, as one), and the
  * interrupts of the device behind it (its PCI function's msi_irqs, or its
  * one irq, counted in /proc/interrupts). An interface with no device of its
  * own (lo, veth) has no interrupts: its receive work runs as the NET_RX
@@ -27,14 +28,14 @@ struct link {
 
 struct link_sample {
 	uint64_t ns;			/* CLOCK_MONOTONIC */
-	uint64_t rx_packets, tx_packets;
+	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
 	uint64_t interrupts;		/* the device's, or NET_RX + NET_TX softirqs */
 	int ok;				/* every count was read */
 };
 
 /* What a window counted, and per second. */
 struct link_figures {
-	uint64_t rx_packets, tx_packets, interrupts;
+	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes, interrupts;
 	double rx_pps, tx_pps, ints_per_sec;
 };
 
@@ -66,7 +67,8 @@ int link_end(const struct link *l, const struct link_sample *start, struct link_
 void link_print(FILE *out, const struct link *l, const struct link_figures *f);
 /*
  * -J's "link" object: interface, rx_packets, tx_packets, rx_pps, tx_pps,
- * interrupts, ints_per_sec and counted ("irqs" or "softirqs").
+ * rx_bytes, tx_bytes, rx_bytes_per_packet and tx_bytes_per_packet (null with
+ * no packets), interrupts, ints_per_sec and counted ("irqs" or "softirqs").
  */
 void link_json(struct json *j, const struct link *l, const struct link_figures *f);
 

@@ -109,7 +109,8 @@ BENCH_RUNS_COLUMNS="round mode bufsize placement recv mbytes_per_sec busy_pct_pr
 	demand_proc_stat_us_per_kb zcc_us_per_kb zcs_us_per_kb mbytes_per_sec_metered load_pct demand_us_per_kb
 	kernel_pct meter_throughput_change_pct copied_pct mapped_pct ints_per_sec rx_pps tx_pps recv_load_pct
 	recv_demand_us_per_kb recv_kernel_pct recv_ints_per_sec recv_rx_pps recv_tx_pps offload rate_bytes_per_sec
-	rate_reached_pct rate_reached_pct_metered time_lost_pct slowdown_pct dgrams_per_sec calls_per_sec loss_pct"
+	rate_reached_pct rate_reached_pct_metered time_lost_pct slowdown_pct dgrams_per_sec calls_per_sec loss_pct
+	tx_bytes_per_packet recv_tx_bytes_per_packet retrans_segments retrans_pct rwnd_limited_pct sndbuf_limited_pct"
 BENCH_RUNS_COLUMNS=$(echo $BENCH_RUNS_COLUMNS)
 
 # The turns CSV's columns (zc-matrix --turns): a row for each arm of each

@@ -355,8 +355,9 @@ two_hosts() {
 	ip netns exec "$NS_B" sysctl -qw "net.ipv6.conf.$IF_B.disable_ipv6=1"
 }
 
-# packets NS IF: "rx tx", the interface's packet counts read from /sys in NS.
+# packets NS IF: "rx tx rxbytes txbytes", the interface's counts read from /sys in NS.
 packets() {
-	ip netns exec "$1" cat "/sys/class/net/$2/statistics/rx_packets" "/sys/class/net/$2/statistics/tx_packets" |
+	local d=/sys/class/net/$2/statistics
+	ip netns exec "$1" cat "$d/rx_packets" "$d/tx_packets" "$d/rx_bytes" "$d/tx_bytes" |
 		tr '\n' ' ' | sed 's/ $//'
 }

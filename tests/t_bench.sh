@@ -14,15 +14,15 @@ MODES=$(send_modes | paste -sd '|' -)
 # A table row: the cell, MB/s, then the rest; a paced section's rows have
 # the share of the rate reached between the two.
 ROW_CELL="^($MODES) +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -sd '|' -)) +\\| +$FIG +"
-ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) \\| (-|$NUM  $FIG)\$"
+ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) +[0-9]+ \\| +$NUM +$NUM +$NUM \\| (-|$NUM  $FIG)\$"
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct
 TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi
 # A change in percent and its interval in the turns' verdict.
 TPCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
 # The cells CSV's figures: the runs CSV's, and the gap the report derives.
-CELL_FIGS="$(echo "$RUNS_HEADER" | cut -d, -f6-26,29-32 | tr ',' ' ') meter_gap_pts $(echo "$RUNS_HEADER" | cut -d, -f33-35 | tr ',' ' ')"
+CELL_FIGS="$(echo "$RUNS_HEADER" | cut -d, -f6-26,29-32 | tr ',' ' ') meter_gap_pts $(echo "$RUNS_HEADER" | cut -d, -f33-41 | tr ',' ' ')"
 
 # The meters' tare (-T) and calibration periods, short: these tests check
 # the tables' shape, and at full speed a transfer's load is far above what
@@ -48,7 +48,7 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
@@ -95,7 +95,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
 	expect_eq "$(grep -E "$ROW" "$T/table" | awk '{ print $1 "/" $2 }' | tr '\n' ' ')" "sendfile/- send/4096 send/65536 " "rows in order"
-	grep -q '^mode  *buf placement recv  *| MB/s  *load%  *us/KB (zcc -c)  *kernel%  *gap | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied *| mapped *|  *ints\/s  *rx pps  *tx pps | receiver (zcs -c): load%  us\/KB$' "$T/table" ||
+	grep -q '^mode  *buf placement recv  *| MB/s  *load%  *us/KB (zcc -c)  *kernel%  *gap | us/KB: zcc  zcs  *| meter effect on MB/s  *| copied *| mapped *|  *ints\/s  *rx pps  *tx pps  *B\/pkt |  *retr%  *rwnd%  *sndbuf% | receiver (zcs -c): load%  us\/KB$' "$T/table" ||
 		fail "no header"
 	grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table" || fail "no rounds line"
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
@@ -182,11 +182,13 @@ test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 	matrix --modes "$modes" --recv trunc,zerocopy --mss 4108 --bufsizes 65536 --placements none \
 		--rounds 1 --loops 5
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" $((2 * n)) "rows: $(cat "$T/table")"
-	expect_eq "$(grep -E "^splice " "$T/table" | awk '{ print $4, $(NF - 8), $(NF - 6) }' | tr '\n' '|')" \
+	# A row's parts between its bars, from the end: the receiver, what held
+	# the stream back, the link, mapped, copied.
+	expect_eq "$(grep -E "^splice " "$T/table" | awk -F' *[|] *' '{ split($1, id, " "); print id[4], $(NF - 4), $(NF - 3) }' | tr '\n' '|')" \
 		"trunc - -|zerocopy - 0%|" "splice rows: recv, copied, mapped"
-	expect_eq "$(grep -E "^zerocopy " "$T/table" | awk '{ print $4, $(NF - 8) }' | tr '\n' '|')" \
+	expect_eq "$(grep -E "^zerocopy " "$T/table" | awk -F' *[|] *' '{ split($1, id, " "); print id[4], $(NF - 4) }' | tr '\n' '|')" \
 		"trunc 100%|zerocopy 100%|" "zerocopy rows: on loopback the kernel copies every send"
-	grep -E "^zerocopy .* zerocopy " "$T/table" | awk '{ exit !($(NF - 6) + 0 >= 90) }' ||
+	grep -E "^zerocopy .* zerocopy " "$T/table" | awk -F' *[|] *' '{ exit !($(NF - 3) + 0 >= 90) }' ||
 		fail "zcs -m zerocopy mapped less than 90% of zcc -m zerocopy -M 4108: $(grep -E '^zerocopy ' "$T/table")"
 	expect_eq "$(awk -F, '$2 == "zerocopy" { print $5, $16, ($17 >= 90) }' "$T/out/zc-matrix-runs.csv" | sort | tr '\n' '|')" \
 		"trunc 100.0 0|zerocopy 100.0 1|" "copied_pct and mapped_pct in the runs CSV"
@@ -629,7 +631,7 @@ test_report_names_what_is_wrong_with_its_input() {
 	bash "$ROOT/scripts/zc-report" "$T/none.csv" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/none.csv: cannot be read"
 	bad_csv 'line 3: a quoted field (zc-matrix writes none)' '"1",write,1048576,separate,read,2926.2'
-	bad_csv 'line 3: 20 fields, where the header has 35' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
+	bad_csv 'line 3: 20 fields, where the header has 41' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
 	bad_csv "line 3: mbytes_per_sec is '99999999999999999999'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,99999999999999999999,/')"
 	bad_csv "line 3: load_pct is 'nan'" "$(echo "$GOOD_ROW" | sed 's/,53\.3,/,nan,/')"
 	bad_csv "line 3: kernel_pct is 'inf'" "$(echo "$GOOD_ROW" | sed 's/,60\.7,/,inf,/')"
@@ -637,6 +639,8 @@ test_report_names_what_is_wrong_with_its_input() {
 	bad_csv "line 3: recv is 'udp-splice'" "$(echo "$GOOD_ROW" | sed 's/,read,/,udp-splice,/')"
 	bad_csv "line 3: round is '0'" "$(echo "$GOOD_ROW" | sed 's/^1,/0,/')"
 	bad_csv "line 3: mbytes_per_sec is '-100', below 0" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,-100,/')"
+	bad_csv "line 3: rwnd_limited_pct is '-1.2', below 0" "$(echo "$GOOD_ROW" | sed 's/,1\.2,0\.0$/,-1.2,0.0/')"
+	bad_csv "line 3: tx_bytes_per_packet is '-45000', below 0" "$(echo "$GOOD_ROW" | sed 's/,45000,/,-45000,/')"
 	bad_csv "line 3: a carriage return (a file with CRLF line ends: zc-matrix writes LF)" "$GOOD_ROW"$'\r'
 	bad_csv "line 3: mode is '$(printf 'x%.0s' $(seq 1 40))... (100000 characters)'" \
 		"$(echo "$GOOD_ROW" | sed "s/,write,/,$(head -c 100000 /dev/zero | tr '\0' x),/")"
@@ -670,7 +674,7 @@ test_report_names_what_is_wrong_with_its_input() {
 }
 
 # A runs CSV row as zc-matrix writes it (full speed).
-GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5,,,
+GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5,,,,45000,,12,0.01,1.2,0.0
 
 # bad_csv MESSAGE ROW: zc-report refuses a runs CSV with ROW after a good
 # one, exit 1, naming the line and what is wrong in it; the good row alone
@@ -798,10 +802,12 @@ test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 	expect_eq "$(grep -c -E "$ROW" "$T/table"):$(grep -c -E "$PACED_ROW" "$T/table")" "2:2" "rows: $(cat "$T/table")"
 }
 
-# csv_row ROUND MODE RATE DEMAND LOAD KERNEL REACHED REACHED_METERED: a runs
-# CSV row, separate CPUs, zcs reading, -b 1048576, the other figures fixed.
+# csv_row ROUND MODE RATE DEMAND LOAD KERNEL REACHED REACHED_METERED [RWND
+# SNDBUF RETRANS]: a runs CSV row, separate CPUs, zcs reading, -b 1048576,
+# the other figures fixed; RWND and SNDBUF the shares limited, RETRANS the
+# share retransmitted (empty: 0).
 csv_row() {
-	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,"
+	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,,30000,,0,${11:-0.00},${9:-0.0},${10:-0.0}"
 }
 
 # The report, of runs made up for it: a section per rate; at one rate the
@@ -838,6 +844,38 @@ test_report_at_one_rate_sets_aside_a_method_that_missed_it() {
     write -b 1048576       0.905 us/KB  +12.4% [+12.3, +12.5]"
 	expect_eq "$(cut -d, -f1,5 "$T/out/zc-matrix.csv" | tr '\n' '|')" \
 		"mode,rate_bytes_per_sec|send,|write,|send,104857600|write,104857600|zerocopy,104857600|" "the cells CSV's rates"
+}
+
+# What held a stream back, from zcc's TCP_INFO: the table's bytes a packet
+# and retransmitted, window- and buffer-limited shares, and under the
+# verdict the cells past HELD_PCT (20) or RETRANS_PCT (1), each for its
+# reasons; nothing of the kind where no cell was.
+test_report_names_the_cells_a_window_a_buffer_or_retransmissions_held_back() {
+	{
+		echo "$RUNS_HEADER"
+		csv_row 1 send "" 0.800 60.0 58.0 "" "" 62.0 0.0 0.50
+		csv_row 2 send "" 0.810 61.0 58.0 "" "" 58.0 0.0 0.70
+		csv_row 1 write "" 0.900 62.0 60.0 "" "" 1.0 30.0 2.00
+		csv_row 2 write "" 0.910 63.0 60.0 "" "" 3.0 24.0 3.00
+		csv_row 1 zerocopy "" 0.900 62.0 60.0 "" "" 19.0 19.0 0.90
+		csv_row 2 zerocopy "" 0.910 63.0 60.0 "" "" 21.0 0.0 1.00
+	} >"$T/runs.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(grep -E '^(send|write|zerocopy) ' "$T/report" | awk -F'|' '{ print $(NF - 2) "|" $(NF - 1) }' | tr -s ' ' | tr '\n' '/')" \
+		" 1000 2000 2000 30000 | 0.60 60.0 0.0 / 1000 2000 2000 30000 | 2.50 2.0 27.0 / 1000 2000 2000 30000 | 0.95 20.0 9.5 /" \
+		"the link's and TCP_INFO's columns"
+	expect_eq "$(sed -n '/^Held back/,$p' "$T/report" | grep -v '^#')" \
+		"Held back by something other than the CPU (zcc's TCP_INFO, the median of the rounds: a window or
+the send buffer limiting more than 20% of the busy time, or retransmissions past 1% of
+the bytes): its MB/s is not the CPU's limit, and its us/KB includes that work.
+  send -b 1048576, placement separate, zcs -m read: the receive window limited it 60% of its busy time
+  write -b 1048576, placement separate, zcs -m read: the send buffer limited it 27% of its busy time; it retransmitted 2.50% of its bytes"
+	# Below the marks, and where the CSV has no such figures: no note.
+	awk -F, -v OFS=, 'NR > 1 { $NF = $(NF - 1) = "0.0"; $(NF - 2) = "0.00" } 1' "$T/runs.csv" >"$T/quiet.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out2" "$T/quiet.csv" >"$T/report2" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(grep -c '^Held back' "$T/report2")" 0 "a note with nothing held back"
 }
 
 # --turns: after each phase's rounds the modes take turns in one stream
@@ -987,7 +1025,7 @@ test_matrix_proto_udp_tables_the_datagram_modes() {
 # A datagram cell that lost more than 1% did less work: named, not ranked.
 test_report_sets_aside_a_datagram_cell_that_lost_too_much() {
 	udp_row() {
-		echo "$1,udp-$2,1472,none,udp-read,67.0,20.0,5.000,2.000,1.000,67.0,$3,$4,$3,0.0,,,40000,40000,40000,,,,,,,,67108864,100.0,100.0,$3,0.0,45000,$5,$6"
+		echo "$1,udp-$2,1472,none,udp-read,67.0,20.0,5.000,2.000,1.000,67.0,$3,$4,$3,0.0,,,40000,40000,40000,,,,,,,,67108864,100.0,100.0,$3,0.0,45000,$5,$6,1500,,,,,"
 	}
 	{
 		echo "$RUNS_HEADER"

@@ -33,10 +33,10 @@ END {
 		printf "%-9s %7s %-9s %-8s | %-24s ", "mode", "buf", "placement", "recv", "MB/s"
 	if (paced)
 		printf "%-7s ", "reached"
-	printf "%-20s %-24s %7s %5s | %-17s | %-20s | %-6s | %s | %8s %8s %8s | %s\n", "load%", "us/KB (zcc -c)",
-		"kernel%", "gap", "us/KB: zcc  zcs", "meter effect on MB/s", "copied",
+	printf "%-20s %-24s %7s %5s | %-17s | %-20s | %-6s | %s | %8s %8s %8s %6s | %6s %6s %7s | %s\n", "load%",
+		"us/KB (zcc -c)", "kernel%", "gap", "us/KB: zcc  zcs", "meter effect on MB/s", "copied",
 		dg ? sprintf("%9s %9s %6s", "dgrams/s", "calls/s", "loss") : sprintf("%-6s", "mapped"), "ints/s", "rx pps",
-		"tx pps", "receiver (zcs -c): load%  us/KB"
+		"tx pps", "B/pkt", "retr%", "rwnd%", "sndbuf%", "receiver (zcs -c): load%  us/KB"
 	n = cells_in_order(cellv)
 	for (j = 1; j <= n; j++) {
 		split(cellv[j], id, " ")
@@ -49,7 +49,7 @@ END {
 			printf "%-9s %7s %-9s %-8s | %-24s ", id[1], id[2], id[3], id[4], cell(k, "mbytes_per_sec", "%.1f")
 		if (paced)
 			printf "%-7s ", (k, "rate_reached_pct_metered") in v ? fig(k, "rate_reached_pct_metered", "%.0f%%") : "-"
-		printf "%-20s %-24s %7s %5s | %6s %6s    | %-20s | %-6s | %s | %8s %8s %8s | %s\n",
+		printf "%-20s %-24s %7s %5s | %6s %6s    | %-20s | %-6s | %s | %8s %8s %8s %6s | %6s %6s %7s | %s\n",
 			cell(k, "load_pct", "%.1f"), cell(k, "demand_us_per_kb", "%.3f"), fig(k, "kernel_pct", "%.1f"),
 			(k, "meter_gap_pts") in v ? fig(k, "meter_gap_pts", "%+.1f") : "-",
 			fig(k, "zcc_us_per_kb", "%.3f"),
@@ -63,6 +63,10 @@ END {
 			(k, "ints_per_sec") in v ? fig(k, "ints_per_sec", "%.0f") : "-",
 			(k, "rx_pps") in v ? fig(k, "rx_pps", "%.0f") : "-",
 			(k, "tx_pps") in v ? fig(k, "tx_pps", "%.0f") : "-",
+			(k, "tx_bytes_per_packet") in v ? fig(k, "tx_bytes_per_packet", "%.0f") : "-",
+			(k, "retrans_pct") in v ? fig(k, "retrans_pct", "%.2f") : "-",
+			(k, "rwnd_limited_pct") in v ? fig(k, "rwnd_limited_pct", "%.1f") : "-",
+			(k, "sndbuf_limited_pct") in v ? fig(k, "sndbuf_limited_pct", "%.1f") : "-",
 			(k, "recv_demand_us_per_kb") in v ? fig(k, "recv_load_pct", "%.1f") "  " \
 				cell(k, "recv_demand_us_per_kb", "%.3f") : "-"
 		line = id[1] "," id[2] "," id[3] "," id[4] "," (paced ? want : "") "," rounds "," interval
