@@ -51,4 +51,42 @@ test_a_slow_receiver_limits_the_sender_by_its_window() {
 	awk -v p="$pct" 'BEGIN { exit !(p > 40) }' || fail "rwnd-limited ${pct:-?}%: $(cat "$T/out")"
 }
 
+# retrans_segs NS: the namespace's TCP RetransSegs (/proc/net/snmp, its own).
+retrans_segs() {
+	ip netns exec "$1" awk '$1 == "Tcp:" { if (!n++) for (i = 2; i <= NF; i++) col[$i] = i; else print $col["RetransSegs"] }' /proc/net/snmp
+}
+
+# A veth whose far end drops 1 in 100 of the data packets that come in
+# (nftables' numgen; this kernel has no netem): zcc's retransmitted segments
+# are those its namespace's kernel counted over the run, no more and no less,
+# and -I says them.
+test_retransmissions_through_a_lossy_veth_are_the_kernels_own() {
+	local before after got
+	command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
+	two_hosts
+	head -c $((8 << 20)) /dev/urandom >"$T/f8m"
+	ip netns exec "$NS_B" nft -f - <<-EOF || fail "nft refused the lossy rule"
+		table ip zcloss {
+			chain in {
+				type filter hook prerouting priority 0; policy accept;
+				ip saddr 10.251.0.1 ip length > 1000 numgen random mod 100 < 1 counter drop
+			}
+		}
+	EOF
+	ip netns exec "$NS_B" "$ROOT/zcs" -d >"$T/zcs.out" 2>"$T/zcs.err" &
+	started $!
+	wait_until 5 grep -q "listening on" "$T/zcs.err" || fail "zcs did not start: $(cat "$T/zcs.err")"
+	before=$(retrans_segs "$NS_A")
+	ip netns exec "$NS_A" "$ROOT/zcc" -J -n 4 -s 10.251.0.2 "$T/f8m" >"$T/zcc.json" || fail "zcc failed"
+	after=$(retrans_segs "$NS_A")
+	got=$(grep -o '"retrans_segments":[0-9]*' "$T/zcc.json" | cut -d: -f2)
+	[ $((after - before)) -gt 0 ] || fail "nothing was retransmitted: $(ip netns exec "$NS_B" nft list ruleset)"
+	expect_eq "$got" $((after - before)) "zcc's retransmitted segments against the namespace's RetransSegs"
+	grep -q -E '"retrans_bytes":[1-9][0-9]*' "$T/zcc.json" || fail "no bytes retransmitted: $(cat "$T/zcc.json")"
+	before=$(retrans_segs "$NS_A")
+	ip netns exec "$NS_A" "$ROOT/zcc" -I -n 4 -s 10.251.0.2 "$T/f8m" >"$T/zcc.out" || fail "zcc -I failed"
+	after=$(retrans_segs "$NS_A")
+	expect_match "$(sed -n 2p "$T/zcc.out")" "^tcp_info: retrans $((after - before)) segments [1-9][0-9]* bytes, " "-I's line"
+}
+
 run_tests "$@"
