@@ -102,6 +102,7 @@ static void begin_slot(struct alternation *alt, uint64_t now)
 	alt->cur = alt->order[alt->at++];
 	alt->current = &alt->arms[alt->cur];
 	alt->current->sent = before->sent;
+	alt->current->calls = before->calls;
 	alt->slot_start_ns = now;
 	alt->measuring = 0;
 	alt->turns++;

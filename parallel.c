@@ -190,6 +190,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	uint64_t start, end = 0;
 	struct link link = { .ifname = "" };
 	struct link_sample la;
+	struct netstat na, nb;
 
 	running.slots = mmap(NULL, s->streams * sizeof(*running.slots), PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -234,6 +235,8 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 		link = running.slots[i].sum.link;
 	if (link.ifname[0])
 		link_take(&link, &la);
+	if (s->json || s->tcp_line)
+		netstat_read(&na);
 	getrusage(RUSAGE_CHILDREN, &ru0);
 	start = timing_now_ns();
 	/* EPIPE: every stream has failed already. */
@@ -271,6 +274,10 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	}
 	if (m && total->confirmed)
 		meter_at(m, METER_CLOSED);
+	if (s->json || s->tcp_line) {
+		netstat_read(&nb);
+		netstat_delta(&na, &nb, &total->host);
+	}
 	if (link.ifname[0]) {
 		total->link = link;
 		total->linked = link_end(&link, &la, &total->link_fig);

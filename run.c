@@ -65,6 +65,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 	struct link lk;
 	struct link_sample la;
 	struct link_figures lf;
+	struct netstat na, nb, nd = { 0 };
 	const struct tx_plan plan = { .loops = s->loops, .ns = s->time_ms * (NSEC_PER_SEC / 1000) };
 	struct tcpinfo tcp = { 0 };
 
@@ -74,8 +75,16 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 	if (linked)
 		sum->link = lk;
 	net_set_send_timeout(snd->sock, snd->wait_secs);
+	if (!s->datagram)
+		net_set_tcp_flags(snd->sock, &s->sockopts);
 	if (s->cork)
 		net_set_cork(snd->sock);
+	if (s->exchange) {
+		char why[160];
+
+		if (net_exchange_ask(snd->sock, s->close_wait_secs, why, sizeof(why)) < 0)
+			errx(1, "the opening exchange (-E) with %s: %s", s->server, why);
+	}
 	if (alt)
 		alt_connected(alt);
 	else
@@ -86,6 +95,9 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		meter_at(m, METER_FIRST_BYTE);
 	if (alone && linked)
 		link_take(&lk, &la);
+	/* The host's counters, read only where -J or -I shows them. */
+	if (alone && (s->json || s->tcp_line))
+		netstat_read(&na);
 	getrusage(RUSAGE_SELF, &ru0);
 	start = timing_now_ns();
 	if (alt) {
@@ -112,6 +124,10 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 	}
 	if (alone && linked)
 		counted = link_end(&lk, &la, &lf);
+	if (alone && (s->json || s->tcp_line)) {
+		netstat_read(&nb);
+		netstat_delta(&na, &nb, &nd);
+	}
 	if (alt)
 		alt_finish(alt, &snd->zc_sends, &snd->zc_copied);
 	getrusage(RUSAGE_SELF, &ru1);
@@ -123,7 +139,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 				 .datagrams = snd->datagrams, .calls = snd->calls,
 				 .received = snd->acked_datagrams, .rate = s->stream_rate,
 				 .rate_asked = s->rate_asked,
-				 .files_sent = snd->files_sent, .tcp = tcp };
+				 .files_sent = snd->files_sent, .tcp = tcp, .host = nd };
 	if (linked)
 		sum->link = lk;
 	if (counted) {

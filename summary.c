@@ -74,8 +74,14 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	json_double(j, "seconds", timing_secs(sum->ns), 6);
 	json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
 	json_uint(j, "files_sent", sum->files_sent);
-	if (!mode->datagram)
+	if (!mode->datagram) {
 		tcpinfo_json(j, &sum->tcp);
+		json_uint(j, "calls", sum->calls);
+		if (sum->calls)
+			json_double(j, "bytes_per_call", (double)sum->bytes / sum->calls, 1);
+		else
+			json_null(j, "bytes_per_call");
+	}
 	json_bool(j, "confirmed", sum->confirmed);
 	json_double(j, "user_seconds", sum->user_secs, 2);
 	json_double(j, "system_seconds", sum->sys_secs, 2);
@@ -140,6 +146,9 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	else
 		json_null(j, "rate_bytes_per_sec");
 	json_bool(j, "cork", s->cork);
+	json_bool(j, "nodelay", s->sockopts.nodelay);
+	json_bool(j, "quickack", s->sockopts.quickack);
+	json_bool(j, "exchange", s->exchange);
 	if (s->n_cpu_list > 1) {
 		json_array(j, "cpu");
 		for (int i = 0; i < s->n_cpu_list; i++)
@@ -197,12 +206,29 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 		link_json(&j, &sum->link, &sum->link_fig);
 	else
 		json_null(&j, "link");
+	if (!s->datagram)
+		netstat_json(&j, &sum->host);
 	if (alt) {
 		json_object(&j, "turns");
 		alt_json(alt, &j);
 		json_close(&j);
 	}
 	json_end(&j);
+}
+
+/*
+ * -I: after TCP_INFO's line, the calls that handed the socket data and the
+ * bytes a call, and with the host's counters (the whole run's) their window.
+ */
+static void print_calls(const char *prefix, const struct summary *sum, int host)
+{
+	printf("%scalls: %llu, %.1f bytes a call", prefix, (unsigned long long)sum->calls,
+	       sum->calls ? (double)sum->bytes / sum->calls : 0.0);
+	if (host) {
+		printf("; ");
+		netstat_print(stdout, &sum->host);
+	}
+	printf("\n");
 }
 
 /* Each stream's line, then the total's. */
@@ -216,11 +242,15 @@ static void print_streams(const struct settings *s, const struct summary *stream
 			continue;
 		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
 		print_summary(prefix, s->mode, &streams[i], s->unit);
-		if (s->tcp_line)
+		if (s->tcp_line) {
 			tcpinfo_print(stdout, prefix, &streams[i].tcp);
+			print_calls(prefix, &streams[i], 0);
+		}
 	}
 	snprintf(prefix, sizeof(prefix), "all %ld streams: ", s->streams);
 	print_summary(prefix, s->mode, total, s->unit);
+	if (s->tcp_line)
+		print_calls(prefix, total, 1);
 }
 
 void report(const struct settings *s, struct meter *m, const struct alternation *alt,
@@ -237,8 +267,10 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 		print_streams(s, streams, sum);
 	else
 		print_summary("", s->mode, sum, s->unit);
-	if (s->tcp_line && !s->json && s->streams == 1)
+	if (s->tcp_line && !s->json && s->streams == 1) {
 		tcpinfo_print(stdout, "", &sum->tcp);
+		print_calls("", sum, 1);
+	}
 	if (alt && !s->json)
 		alt_print(alt, stdout, s->unit);
 	if (alt)

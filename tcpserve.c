@@ -24,6 +24,7 @@
 #include "lib/net.h"
 #include "lib/proto.h"
 #include "lib/system.h"
+#include "lib/netstat.h"
 #include "lib/tcpinfo.h"
 #include "lib/timing.h"
 #include "lib/units.h"
@@ -47,6 +48,10 @@ struct conn {
 	int idle_closed;	/* -W: ended for sending nothing for that long */
 	int tagged;		/* its interval lines name the peer: another connection was served at one */
 	struct tcpinfo tcp;	/* TCP_INFO at its end */
+	uint64_t reads;		/* the receive calls that took bytes */
+	struct netstat host_at, host;	/* the host's ACK and corking counters: at accept, and its window */
+	int first_seen;		/* the stream's first bytes were looked at for the opening exchange */
+	int exchanged;		/* zcc -E: they were, and answered */
 };
 
 static volatile sig_atomic_t tick;
@@ -121,6 +126,20 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 		errno = EAGAIN;
 		return -1;
 	}
+	if (!c->first_seen) {
+		int ex = net_exchange_answer(c->r.fd, ms);
+
+		if (ex < 0)
+			return -1;
+		c->first_seen = 1;
+		c->exchanged = ex;
+		if (s->debug && ex)
+			fprintf(stderr, "zcs: %s: the opening exchange, answered\n", c->r.peer);
+		if (ex) {
+			errno = EINTR;
+			return -1;
+		}
+	}
 	conn_take_buffers(c, s);
 	errno = EINTR;
 	return -1;
@@ -152,6 +171,8 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 		json_null(&j, "cpu");
 	json_int(&j, "rcvbuf", s->sockopts.rcvbuf_bytes);
 	json_int(&j, "sndbuf", s->sockopts.sndbuf_bytes);
+	json_bool(&j, "nodelay", s->sockopts.nodelay);
+	json_bool(&j, "quickack", s->sockopts.quickack);
 	json_close(&j);
 	json_intervals(&j, &c->intervals);
 	tcpinfo_json(&j, &c->tcp);
@@ -163,6 +184,12 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_string(&j, "waiting_for", waiting);
 	json_uint(&j, "extra_bytes", c->r.rx.extra_bytes);
 	json_uint(&j, "files", c->r.rx.files_done);
+	json_bool(&j, "exchange", c->exchanged);
+	json_uint(&j, "reads", c->reads);
+	if (c->reads)
+		json_double(&j, "bytes_per_read", (double)bytes / c->reads, 1);
+	else
+		json_null(&j, "bytes_per_read");
 	if (s->mode->maps)
 		json_uint(&j, "mapped_bytes", c->r.mapped_bytes);
 	else
@@ -177,6 +204,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 		link_json(&j, &c->arr.link, &c->link_fig);
 	else
 		json_null(&j, "link");
+	netstat_json(&j, &c->host);
 	json_end(&j);
 }
 
@@ -189,9 +217,14 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
 	struct conn c = { .arr = *arr };
+	struct netstat now_host;
 	ssize_t n;
 	int incomplete;
 
+	/* The host's counters, read only where -J or -I shows them. */
+	if (s->json || s->tcp_line)
+		netstat_read(&c.host_at);
+	net_set_tcp_flags(fd, &s->sockopts);
 	rx_init(&c.r, fd, s->mode, s->bufsize, peer, s->debug);
 	net_set_receive_timeout(fd, s->idle_secs);
 	timing_tick_start(s->report_secs * 1000, &tick);
@@ -216,6 +249,9 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		/* Count first: a read the tick cut short returns what had arrived by then. */
 		if (n > 0) {
 			bytes += n;
+			c.reads++;
+			if (s->sockopts.quickack)
+				net_quickack(fd);
 			last_data = c.r.buf && queued >= 0 && n <= queued ? began : timing_now_ns();
 		}
 		if (tick) {
@@ -249,6 +285,10 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	}
 	timing_tick_stop();
 	tcpinfo_read(fd, &c.tcp);
+	if (s->json || s->tcp_line) {
+		netstat_read(&now_host);
+		netstat_delta(&c.host_at, &now_host, &c.host);
+	}
 	if (hm)
 		metered = hostmeter_window(hm, peer, c.arr.accepted_as, bytes, &fig, &c.arr.shared);
 	if (c.arr.linked)
@@ -262,6 +302,10 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 
 		snprintf(prefix, sizeof(prefix), "%s%s", c.tagged ? peer : "", c.tagged ? ": " : "");
 		tcpinfo_print(stdout, prefix, &c.tcp);
+		printf("%sreads: %llu, %.1f bytes a read; ", prefix, (unsigned long long)c.reads,
+		       c.reads ? (double)bytes / c.reads : 0.0);
+		netstat_print(stdout, &c.host);
+		printf("\n");
 	}
 	if (metered && hm->m.note[0])
 		warnx("%s: note: %s", peer, hm->m.note);

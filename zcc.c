@@ -56,7 +56,7 @@
 #define MAX_TIME_MS (86400L * 1000)
 
 static const char usage[] =
-	"usage: zcc [-cCdhIJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
+	"usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
 	"           [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]\n"
 	"           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs] [-T msecs]\n"
 	"           [-W secs] -s server file...\n";
@@ -69,6 +69,8 @@ static const char options[] =
 	"  -c          measure the host's CPU load (cyclesoak's soakers) during the run\n"
 	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
 	"  -d          debug on stderr; twice, each file as it goes\n"
+	"  -D          TCP_NODELAY: Nagle's algorithm off\n"
+	"  -E          the opening exchange: 4 bytes each way before the stream\n"
 	"  -f unit     the summary's rate in k, m, g, t (bits a second, x1000) or\n"
 	"              K (kbytes/sec, the default), M, G (bytes a second, x1024)\n"
 	"  -h          this help (also --help)\n"
@@ -85,6 +87,7 @@ static const char options[] =
 	"  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
 	"  -o sndbuf   SO_SNDBUF\n"
 	"  -p port     zcs's port (default 2222)\n"
+	"  -Q          TCP_QUICKACK as the connection starts\n"
 	"  -P streams  this many streams at once (default 1)\n"
 	"  -q depth    the chunks in flight in zerocopy, uring and uring-zc\n"
 	"  -R rate     pace at this many bytes a second (k, m, g: x1024), or bits\n"
@@ -173,7 +176,7 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 /* -u: the options that are TCP's alone, and -l, which is -u's. */
 static void check_datagram_options(struct settings *s, const char *given)
 {
-	static const char tcp_only[] = "IkMSw";
+	static const char tcp_only[] = "DEIkMQSw";
 
 	if (!s->datagram) {
 		if (strchr(given, 'l'))
@@ -334,7 +337,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
 				.slot_ms = ALT_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdf:hi:IJkl:M:m:n:N:o:p:P:q:R:s:St:T:uwW:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkl:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
@@ -366,8 +369,17 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'i':
 			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
+		case 'D':
+			s->sockopts.nodelay = 1;
+			break;
+		case 'E':
+			s->exchange = 1;
+			break;
 		case 'I':
 			s->tcp_line = 1;
+			break;
+		case 'Q':
+			s->sockopts.quickack = 1;
 			break;
 		case 'J':
 			s->json = 1;

@@ -13,6 +13,7 @@
 #include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/net.h"
+#include "lib/netstat.h"
 #include "lib/tcpinfo.h"
 #include "tx/tx.h"
 #include "alternate.h"
@@ -49,6 +50,7 @@ struct settings {
 	int cork;
 	int measure_cpu;
 	int tcp_line;		/* -I: TCP_INFO's line after each stream's summary */
+	int exchange;		/* -E: the opening exchange before the stream */
 	long tare_ms;
 	long close_wait_secs;
 	int calibrate_only;	/* -C */
@@ -71,7 +73,8 @@ struct summary {
 	int rate_asked;		/* -R was given (-u paces at its default without it) */
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
-	uint64_t datagrams, calls;	/* -u: DATA datagrams sent, and the calls that sent them */
+	uint64_t datagrams;	/* -u: DATA datagrams sent */
+	uint64_t calls;		/* the calls that handed the socket data (-u: that sent the datagrams) */
 	uint64_t received;	/* -u: of them, what zcs's ACK says it received (confirmed) */
 	uint64_t files_sent;	/* whole files (with -t, round and round the set) */
 	struct tcpinfo tcp;	/* TCP_INFO at the stream's end (a stream's; not -P's total) */
@@ -81,6 +84,7 @@ struct summary {
 	struct link link;	/* the interface the stream went out of */
 	int linked;		/* found, and counted over the time */
 	struct link_figures link_fig;
+	struct netstat host;	/* the host's ACK and corking counters over the same window */
 };
 
 /*

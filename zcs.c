@@ -42,7 +42,7 @@
 #define DEFAULT_IDLE_SECS 60
 
 static const char usage[] =
-	"usage: zcs [-cCdhIJu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]\n"
+	"usage: zcs [-cCdDhIJQu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]\n"
 	"           [-m mode] [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]\n"
 	"           [-W secs]\n";
 
@@ -54,6 +54,7 @@ static const char options[] =
 	"  -c          measure the host's CPU load, connection by connection\n"
 	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
 	"  -d          debug on stderr\n"
+	"  -D          TCP_NODELAY on each connection: Nagle's algorithm off\n"
 	"  -f unit     the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n"
 	"              the default), M, G (bytes a second, x1024)\n"
 	"  -h          this help (also --help)\n"
@@ -66,6 +67,7 @@ static const char options[] =
 	"  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
 	"  -o sndbuf   SO_SNDBUF\n"
 	"  -p port     the port (default 2222)\n"
+	"  -Q          TCP_QUICKACK after every read: each segment ACKed at once\n"
 	"  -t secs     print the throughput every this many seconds (default 5)\n"
 	"  -T msecs    with -c, each connection's tare (default 1000)\n"
 	"  -u          receive UDP datagrams from zcc -u\n"
@@ -108,6 +110,8 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		opt_failx("-l is for TCP (SO_RCVLOWAT): -u takes each datagram as it comes");
 	if (s->datagram && strchr(given, 'I'))
 		opt_failx("-I is for TCP (TCP_INFO): -u has no connection to ask");
+	if (s->datagram && (strchr(given, 'D') || strchr(given, 'Q')))
+		opt_failx("-%c is for TCP: -u has no connection", strchr(given, 'D') ? 'D' : 'Q');
 	s->sockopts.datagram = s->datagram;
 	s->mode = find_mode(mode_arg ? mode_arg : "read", s->datagram);
 }
@@ -124,7 +128,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS,
 				.unit = UNITS_DEFAULT };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":a:b:B:cCdf:hi:IJl:L:m:N:o:p:t:T:uW:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
@@ -155,8 +159,14 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'i':
 			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
 			break;
+		case 'D':
+			s->sockopts.nodelay = 1;
+			break;
 		case 'I':
 			s->tcp_line = 1;
+			break;
+		case 'Q':
+			s->sockopts.quickack = 1;
 			break;
 		case 'J':
 			s->json = 1;

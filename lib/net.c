@@ -26,7 +26,7 @@ void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t s
 		snprintf(buf, size, "%s port %s", host, serv);
 }
 
-int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *done)
+int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *done, uint64_t *calls)
 {
 	const char *p = buf;
 	size_t off = 0;
@@ -42,6 +42,8 @@ int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *
 			ret = -1;
 			break;
 		}
+		if (calls)
+			(*calls)++;
 		off += n;
 	}
 	*done = off;
@@ -113,6 +115,92 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 		set_one_bufsize(fd, SO_SNDBUF, opts->sndbuf_bytes, debug);
 	if (opts->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &(int){ opts->mss }, sizeof(int)) < 0)
 		err(1, "setsockopt TCP_MAXSEG %ld", opts->mss);
+}
+
+void net_set_tcp_flags(int fd, const struct net_sockopts *opts)
+{
+	if (opts->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int)) < 0)
+		err(1, "setsockopt TCP_NODELAY");
+	if (opts->quickack)
+		net_quickack(fd);
+}
+
+void net_quickack(int fd)
+{
+	if (setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &(int){ 1 }, sizeof(int)) < 0)
+		err(1, "setsockopt TCP_QUICKACK");
+}
+
+int net_exchange_ask(int fd, long wait_secs, char *why, size_t why_len)
+{
+	char got[NET_EXCHANGE_BYTES];
+	size_t done, have = 0;
+
+	if (net_write_full(fd, NET_IO_SEND, NET_EXCHANGE, NET_EXCHANGE_BYTES, &done, NULL) < 0) {
+		snprintf(why, why_len, "sending it: %s", strerror(errno));
+		return -1;
+	}
+	net_set_receive_timeout(fd, wait_secs);
+	while (have < sizeof(got)) {
+		ssize_t n = recv(fd, got + have, sizeof(got) - have, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			snprintf(why, why_len, "no answer within %ld s (-W): a zcs of 2001 answers none", wait_secs);
+			return -1;
+		}
+		if (n < 0) {
+			snprintf(why, why_len, "%s", strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			snprintf(why, why_len, "zcs closed the connection after %zu bytes of its answer", have);
+			return -1;
+		}
+		have += n;
+	}
+	if (memcmp(got, NET_EXCHANGE, sizeof(got)) != 0) {
+		snprintf(why, why_len, "zcs answered with other bytes");
+		return -1;
+	}
+	return 0;
+}
+
+int net_exchange_answer(int fd, long wait_ms)
+{
+	uint64_t deadline = timing_now_ns() + (uint64_t)wait_ms * 1000000;
+	char got[NET_EXCHANGE_BYTES];
+	size_t done;
+	ssize_t n;
+
+	/*
+	 * A stream of 2001 differs at its first byte (a loop count's high byte);
+	 * the exchange's bytes may come a few at a time.
+	 */
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+		n = recv(fd, got, sizeof(got), MSG_PEEK | MSG_WAITALL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0 || memcmp(got, NET_EXCHANGE, n) != 0)
+			return 0;
+		if (n == (ssize_t)sizeof(got))
+			break;
+		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			return 0;
+		if (timing_now_ns() >= deadline) {
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+	if (recv(fd, got, sizeof(got), 0) != (ssize_t)sizeof(got) ||
+	    net_write_full(fd, NET_IO_SEND, NET_EXCHANGE, NET_EXCHANGE_BYTES, &done, NULL) < 0)
+		return -1;
+	return 1;
 }
 
 long net_ask_rcvbuf(int fd, long bytes)

@@ -45,7 +45,19 @@ struct net_sockopts {
 	long sndbuf_bytes;	/* -o */
 	long mss;		/* zcc -M: TCP_MAXSEG */
 	long connect_secs;	/* zcc -W: the longest wait for a TCP connect(); 0: the kernel's */
+	int nodelay;		/* -D: TCP_NODELAY, Nagle's algorithm off */
+	int quickack;		/* -Q: TCP_QUICKACK, as the connection starts (zcs: after every read) */
 };
+
+/*
+ * The opening exchange (zcc -E): before the stream, zcc sends these 4 bytes
+ * and zcs, which takes them for the exchange only as a stream's first 4
+ * bytes (a loop count of 2,053,326,168 in the 2001 protocol, which no run
+ * asks for), answers with the same 4; then the stream begins as in 2001.
+ * A 2001 zcs answers nothing.
+ */
+#define NET_EXCHANGE "zcEX"
+#define NET_EXCHANGE_BYTES 4
 
 #ifndef SO_MAX_PACING_RATE
 #define SO_MAX_PACING_RATE 47
@@ -201,8 +213,26 @@ enum net_io { NET_IO_WRITE, NET_IO_SEND };
 
 /*
  * Write all len bytes, retrying after EINTR and short writes. Returns 0, or -1
- * with errno set; *done is the count written either way.
+ * with errno set; *done is the count written either way, and *calls (unless
+ * NULL) goes up by the calls that wrote some.
  */
-int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *done);
+/* -D and -Q on a connected TCP socket (zcs: each one accepted). */
+void net_set_tcp_flags(int fd, const struct net_sockopts *opts);
+/* TCP_QUICKACK again: the kernel leaves quick-ACK mode on its own. */
+void net_quickack(int fd);
+/*
+ * zcc -E: send NET_EXCHANGE and wait for zcs's, wait_secs at most: 0, or -1
+ * with why (the peer closed, answered otherwise, or nothing within the wait).
+ */
+int net_exchange_ask(int fd, long wait_secs, char *why, size_t why_len);
+/*
+ * zcs: if the stream's first bytes are NET_EXCHANGE, take them and answer:
+ * 1; 0 if they are not (nothing taken); -1 with errno if the socket failed,
+ * or EAGAIN if wait_ms passed (each wait of SO_RCVTIMEO at most) before 4
+ * bytes or the end came.
+ */
+int net_exchange_answer(int fd, long wait_ms);
+
+int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *done, uint64_t *calls);
 
 #endif

@@ -138,7 +138,7 @@ test_zcs_J_prints_one_object_per_connection_with_its_intervals() {
 	expect_eq "$(jq_py "$T/zcs.out" '[len(o["intervals"]) for o in objs][0] >= 2 and [iv["bytes"] for iv in objs[0]["intervals"]][:2] == [12, 0]')" \
 		True "the first connection's intervals: $(jq_py "$T/zcs.out" 'objs[0]["intervals"]')"
 	expect_eq "$(jq_py "$T/zcs.out" 'objs[0]["settings"]')" \
-		"{'mode': 'read', 'bufsize': 1048576, 'rcvlowat': 262144, 'report_secs': 1, 'cpu': None, 'rcvbuf': 0, 'sndbuf': 0}"
+		"{'mode': 'read', 'bufsize': 1048576, 'rcvlowat': 262144, 'report_secs': 1, 'cpu': None, 'rcvbuf': 0, 'sndbuf': 0, 'nodelay': False, 'quickack': False}"
 	expect_match "$(jq_py "$T/zcs.out" 'objs[0]["peer"]')" '^(::ffff:)?127\.0\.0\.1 port [0-9]+$'
 }
 

@@ -13,11 +13,14 @@ test_I_gives_tcp_info_after_each_ends_summary() {
 	"$ROOT/zcc" -I -n 3 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -I failed"
 	expect_match "$(sed -n 1p "$T/out")" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile$CPU_TIMES\$"
 	expect_match "$(sed -n 2p "$T/out")" "^$TCP_LINE\$" "zcc's tcp_info line"
-	expect_eq "$(wc -l <"$T/out")" 2 "zcc's lines"
+	expect_match "$(sed -n 3p "$T/out")" "^calls: [0-9]+, [0-9.]+ bytes a call; host: " "zcc's calls line"
+	expect_eq "$(wc -l <"$T/out")" 3 "zcc's lines"
 	wait_summaries 1
 	expect_match "$(grep -A1 '^received ' "$T/zcs.out" | sed -n 2p)" "^$TCP_LINE\$" "zcs's tcp_info line"
 	"$ROOT/zcc" -P 2 -I -n 3 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -P 2 -I failed"
 	expect_eq "$(grep -c -E "^stream [12]: $TCP_LINE\$" "$T/out")" 2 "each stream's line"
+	expect_eq "$(grep -c -E '^stream [12]: calls: [0-9]+, [0-9.]+ bytes a call$' "$T/out"):$(grep -c -E '^all 2 streams: calls: [0-9]+, [0-9.]+ bytes a call; host: ' "$T/out")" \
+		"2:1" "each stream's calls and the total's: $(cat "$T/out")"
 	usage_error zcc "zcc: -I is for TCP: -u sends datagrams" -u -I -s 127.0.0.1 "$T/f/one"
 	usage_error zcs "zcs: -I is for TCP (TCP_INFO): -u has no connection to ask" -u -I
 }

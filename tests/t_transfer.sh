@@ -234,12 +234,12 @@ test_f_gives_zcs_intervals_and_datagram_summaries_in_the_unit() {
 test_h_prints_usage_and_exits_0() {
 	local out
 	out=$("$ROOT/zcc" -h | sed '/^[A-Z]/,$d') || fail "zcc -h exited $?"
-	expect_eq "$out" "usage: zcc [-cCdhIJkSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]
+	expect_eq "$out" "usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]
            [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]
            [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs] [-T msecs]
            [-W secs] -s server file..."
 	out=$("$ROOT/zcs" -h | sed '/^[A-Z]/,$d') || fail "zcs -h exited $?"
-	expect_eq "$out" "usage: zcs [-cCdhIJu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]
+	expect_eq "$out" "usage: zcs [-cCdDhIJQu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]
            [-m mode] [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]
            [-W secs]"
 }

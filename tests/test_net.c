@@ -191,18 +191,20 @@ static void write_full_delivers_everything(void)
 	static char big[1 << 20];
 	char got[8];
 	size_t done = 0;
+	uint64_t calls = 0;
 	int sv[2];
 
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	CHECK(net_write_full(sv[0], NET_IO_SEND, "abcdefgh", 8, &done) == 0);
+	CHECK(net_write_full(sv[0], NET_IO_SEND, "abcdefgh", 8, &done, NULL) == 0);
 	CHECK_EQ_U64(done, 8);
 	CHECK(read(sv[1], got, sizeof(got)) == (ssize_t)sizeof(got));
 	CHECK(memcmp(got, "abcdefgh", sizeof(got)) == 0);
-	CHECK(net_write_full(sv[0], NET_IO_WRITE, "xyz", 3, &done) == 0 && done == 3);
+	CHECK(net_write_full(sv[0], NET_IO_WRITE, "xyz", 3, &done, &calls) == 0 && done == 3);
+	CHECK_EQ_U64(calls, 1);
 	close(sv[1]);
 	/* The peer is gone: -1 with EPIPE and no signal, and the count so far. */
 	signal(SIGPIPE, SIG_IGN);
-	CHECK(net_write_full(sv[0], NET_IO_SEND, big, sizeof(big), &done) == -1);
+	CHECK(net_write_full(sv[0], NET_IO_SEND, big, sizeof(big), &done, NULL) == -1);
 	CHECK(errno == EPIPE);
 	CHECK_EQ_U64(done, 0);
 	close(sv[0]);

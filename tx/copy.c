@@ -21,6 +21,7 @@ static void send_data_sendfile(struct sender *snd, int fd, const struct tx_file 
 		if (n == 0)
 			tx_die_shrunk(f, off);
 		snd->sent += n;
+		snd->calls++;
 	}
 }
 

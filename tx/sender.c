@@ -157,7 +157,7 @@ void tx_die_shrunk(const struct tx_file *f, uint64_t at)
 void tx_send_bytes(struct sender *snd, const void *buf, size_t len)
 {
 	size_t done;
-	int rc = net_write_full(snd->sock, snd->mode->io, buf, len, &done);
+	int rc = net_write_full(snd->sock, snd->mode->io, buf, len, &done, &snd->calls);
 
 	snd->sent += done;
 	if (rc < 0)

@@ -37,6 +37,7 @@ static void send_data_splice(struct sender *snd, int fd, const struct tx_file *f
 			if (m < 0)
 				tx_die_sending(snd, "splice to the socket");
 			snd->sent += m;
+			snd->calls++;
 			n -= m;
 		}
 	}

@@ -149,8 +149,10 @@ static void uring_reap_one(struct sender *snd, int *rd, int *sd)
 			snd->zc_copied++;
 	} else {
 		sd[slot] = cqe.res;
-		if (cqe.res > 0)
+		if (cqe.res > 0) {
 			snd->sent += cqe.res;
+			snd->calls++;
+		}
 		/* MORE: a notification follows; without it the buffer is free now. */
 		if (!(cqe.flags & IORING_CQE_F_MORE))
 			snd->slots[slot].pending = 0;

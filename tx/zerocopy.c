@@ -217,6 +217,7 @@ static void send_data_zerocopy(struct sender *snd, int fd, const struct tx_file 
 			z->pending++;
 			snd->next_id++;
 			snd->sent += m;
+			snd->calls++;
 			off += m;
 		}
 		at += n;

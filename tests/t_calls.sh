@@ -1,0 +1,131 @@
+#!/bin/bash
+# Small writes and what decides them: each end's calls and bytes a call, the
+# host's ACK and corking counters, TCP_NODELAY and TCP_QUICKACK (-D, -Q), and
+# the opening exchange (zcc -E), which a zcs of 2001 does not answer and a
+# stream of 2001 never sets off.
+. "$(dirname "$0")/lib.sh"
+
+# jget FILE PATH: a member of the JSON object on FILE's last line.
+jget() {
+	python3 -c 'import json, sys
+o = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+for k in sys.argv[2].split("."):
+    o = o[k]
+print(json.dumps(o))' "$1" "$2"
+}
+
+need_python() {
+	command -v python3 >/dev/null || skip "python3 is not installed (apt-get install python3)"
+}
+
+# 8000 bytes in 16-byte writes: 500 writes and the 3 headers' (loops, files,
+# length), 503 calls of 8012 bytes; zcs reading 16 bytes at a time takes them
+# in 501 reads (the last of 12). Each end says so in -J, and with -I on its
+# line, beside the host's counters.
+test_each_end_counts_its_calls_and_the_bytes_a_call() {
+	need_python
+	head -c 8000 /dev/urandom >"$T/file"
+	start_zcs -J -b 16
+	"$ROOT/zcc" -J -m write -b 16 -s 127.0.0.1 -p "$PORT" "$T/file" >"$T/zcc.json" || fail "zcc failed"
+	wait_summaries 1
+	zcs_summaries >"$T/zcs.json"
+	expect_eq "$(jget "$T/zcc.json" result.bytes) $(jget "$T/zcc.json" result.calls) $(jget "$T/zcc.json" result.bytes_per_call)" \
+		"8012 503 15.9" "zcc's bytes, calls and bytes a call"
+	expect_eq "$(jget "$T/zcs.json" result.bytes) $(jget "$T/zcs.json" result.reads) $(jget "$T/zcs.json" result.bytes_per_read)" \
+		"8012 501 16.0" "zcs's bytes, reads and bytes a read"
+	for f in zcc zcs; do
+		expect_match "$(jget "$T/$f.json" netstat)" '^\{"autocorking": [0-9]+, "delayed_acks": [0-9]+, "delayed_acks_locked": [0-9]+, "pure_acks": [0-9]+\}$' "$f's host counters"
+	done
+	# The same with -I, in words; sendfile's calls are its headers and one
+	# sendfile() of the whole file.
+	kill "$ZCS_PID"
+	start_zcs -I -b 16
+	"$ROOT/zcc" -I -m write -b 16 -s 127.0.0.1 -p "$PORT" "$T/file" >"$T/out" || fail "zcc -I failed"
+	expect_match "$(sed -n 3p "$T/out")" '^calls: 503, 15\.9 bytes a call; host: autocorked [0-9]+, delayed ACKs [0-9]+ \([0-9]+ locked\), pure ACKs [0-9]+ in$' "zcc's calls line"
+	wait_summaries 1
+	expect_match "$(grep -A2 '^received ' "$T/zcs.out" | sed -n 3p)" '^reads: 501, 16\.0 bytes a read; host: autocorked [0-9]+, delayed ACKs [0-9]+ \([0-9]+ locked\), pure ACKs [0-9]+ in$' "zcs's reads line"
+	"$ROOT/zcc" -I -s 127.0.0.1 -p "$PORT" "$T/file" >"$T/out" || fail "zcc -I sendfile failed"
+	expect_match "$(sed -n 3p "$T/out")" '^calls: 4, 2003\.0 bytes a call; ' "sendfile's calls"
+}
+
+# -D and -Q are the socket options they name: zcc sets each once, as it
+# connects; zcs sets TCP_NODELAY on each connection and TCP_QUICKACK again
+# after every read (the kernel leaves quick-ACK mode by itself). -J says so.
+test_D_and_Q_set_nodelay_and_quickack() {
+	local reads
+	need_python
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	head -c 100000 /dev/urandom >"$T/file"
+	PORT=$(random_port)
+	strace -f -qq -e trace=setsockopt -o "$T/zcs.trace" "$ROOT/zcs" -d -J -D -Q -b 4096 -p "$PORT" \
+		>"$T/zcs.out" 2>"$T/zcs.err" &
+	started $!
+	wait_until 5 grep -q "listening on" "$T/zcs.err" || fail "zcs did not start: $(cat "$T/zcs.err")"
+	strace -qq -e trace=setsockopt -o "$T/zcc.trace" "$ROOT/zcc" -J -D -Q -s 127.0.0.1 -p "$PORT" "$T/file" \
+		>"$T/zcc.json" || fail "zcc failed"
+	wait_summaries 1
+	zcs_summaries >"$T/zcs.json"
+	expect_eq "$(grep -c 'TCP_NODELAY, \[1\]' "$T/zcc.trace") $(grep -c 'TCP_QUICKACK, \[1\]' "$T/zcc.trace")" "1 1" \
+		"zcc's setsockopt calls: $(cat "$T/zcc.trace")"
+	reads=$(jget "$T/zcs.json" result.reads)
+	expect_eq "$(grep -c 'TCP_NODELAY, \[1\]' "$T/zcs.trace") $(grep -c 'TCP_QUICKACK, \[1\]' "$T/zcs.trace")" "1 $((reads + 1))" \
+		"zcs's setsockopt calls, $reads reads"
+	expect_eq "$(jget "$T/zcc.json" settings.nodelay) $(jget "$T/zcc.json" settings.quickack) $(jget "$T/zcs.json" settings.nodelay) $(jget "$T/zcs.json" settings.quickack)" \
+		"true true true true" "-J's settings"
+	usage_error zcc "zcc: -D is for TCP: -u sends datagrams" -u -D -s 127.0.0.1 "$T/file"
+	usage_error zcc "zcc: -Q is for TCP: -u sends datagrams" -u -Q -s 127.0.0.1 "$T/file"
+	usage_error zcs "zcs: -D is for TCP: -u has no connection" -u -D
+	usage_error zcs "zcs: -Q is for TCP: -u has no connection" -u -Q
+}
+
+# zcc -E: 4 bytes each way before the stream, which zcs counts apart (the
+# stream's bytes are the same with it and without), says in -J, and answers
+# only as a stream's first 4 bytes.
+test_E_exchanges_4_bytes_each_way_before_the_stream() {
+	need_python
+	make_files "$T/f"
+	start_zcs -J
+	"$ROOT/zcc" -J -E -n 2 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/with.json" || fail "zcc -E failed"
+	wait_summaries 1
+	"$ROOT/zcc" -J -n 2 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/without.json" || fail "zcc failed"
+	wait_summaries 2
+	zcs_summaries >"$T/zcs.json"
+	expect_eq "$(jget "$T/with.json" settings.exchange) $(jget "$T/without.json" settings.exchange)" "true false" "zcc's settings"
+	expect_eq "$(head -n 1 "$T/zcs.json" >"$T/a.json"; jget "$T/a.json" result.exchange) $(jget "$T/zcs.json" result.exchange)" \
+		"true false" "zcs's -J"
+	expect_eq "$(jget "$T/a.json" result.bytes) $(jget "$T/a.json" result.complete)" "$(jget "$T/with.json" result.bytes) true" \
+		"the stream after the exchange"
+	expect_eq "$(jget "$T/zcs.json" result.bytes)" "$(jget "$T/with.json" result.bytes)" "the same stream without it"
+	grep -q ': the opening exchange, answered$' "$T/zcs.err" || fail "zcs -d said nothing of it: $(cat "$T/zcs.err")"
+}
+
+# A stream of 2001 whose first bytes begin as the exchange's do ("zcE" and
+# then not "X": a loop count of 2,053,326,080) is a stream: zcs takes none
+# of it for an exchange and answers nothing; it reads the loop count and
+# waits for the rest.
+test_a_stream_that_begins_like_the_exchange_is_a_stream() {
+	need_python
+	start_zcs -J -W 1
+	{ printf 'zcE\0'; u32be 1; } >"/dev/tcp/127.0.0.1/$PORT"
+	wait_summaries 1
+	zcs_summaries >"$T/zcs.json"
+	expect_eq "$(jget "$T/zcs.json" result.exchange) $(jget "$T/zcs.json" result.bytes) $(jget "$T/zcs.json" result.waiting_for)" \
+		'false 8 "header"' "zcs's reading of it"
+}
+
+# A zcs of 2001 knows nothing of the exchange: it takes the 4 bytes as the
+# stream's start and answers nothing, and zcc -E says so after -W and fails.
+# (capture plays that zcs: it reads, and never writes.)
+test_E_says_when_nothing_answers() {
+	local rc=0
+	start_capture -H 0 "$T/got"
+	"$ROOT/zcc" -E -W 1 -s 127.0.0.1 -p "$CAPTURE_PORT" "$ROOT/zcc" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" \
+		"1:zcc: the opening exchange (-E) with 127.0.0.1: no answer within 1 s (-W): a zcs of 2001 answers none"
+	kill "$CAPTURE_PID" 2>/dev/null || true
+	wait "$CAPTURE_PID" 2>/dev/null || true
+	expect_eq "$(cat "$T/got")" "zcEX" "what the peer got"
+	usage_error zcc "zcc: -E is for TCP: -u sends datagrams" -u -E -s 127.0.0.1 "$ROOT/zcc"
+}
+
+run_tests "$@"
