@@ -12,7 +12,8 @@
 
 const char *const system_sysctls[] = {
 	"net.ipv4.tcp_autocorking", "net.ipv4.tcp_wmem", "net.ipv4.tcp_rmem",
-	"net.core.optmem_max", "net.core.wmem_max", "net.core.rmem_max", NULL,
+	"net.core.optmem_max", "net.core.wmem_max", "net.core.rmem_max",
+	"net.ipv4.tcp_congestion_control", NULL,
 };
 
 /* The first line of a file, without its newline and with runs of blanks made one space. */

@@ -84,9 +84,9 @@ test_zcc_and_zcs_J_record_what_they_ran_on() {
 	"$ROOT/zcc" -J -s 127.0.0.1 -p "$PORT" "$T/f/350k" >"$T/out" || fail "zcc failed"
 	wait_summaries 1
 	zcs_summaries >"$T/zcs.json"
-	want="($(nproc), '$(tr -s ' \t' '  ' </proc/sys/net/ipv4/tcp_wmem)', '$(cat /proc/sys/net/core/optmem_max)', $(ls /sys/devices/system/cpu/vulnerabilities 2>/dev/null | wc -l))"
+	want="($(nproc), '$(tr -s ' \t' '  ' </proc/sys/net/ipv4/tcp_wmem)', '$(cat /proc/sys/net/core/optmem_max)', '$(cat /proc/sys/net/ipv4/tcp_congestion_control)', $(ls /sys/devices/system/cpu/vulnerabilities 2>/dev/null | wc -l))"
 	for f in "$T/out" "$T/zcs.json"; do
-		expect_eq "$(jq_py "$f" 'objs[0]["system"]["cpus"], objs[0]["system"]["sysctls"]["net.ipv4.tcp_wmem"], objs[0]["system"]["sysctls"]["net.core.optmem_max"], len(objs[0]["system"]["mitigations"])')" \
+		expect_eq "$(jq_py "$f" 'objs[0]["system"]["cpus"], objs[0]["system"]["sysctls"]["net.ipv4.tcp_wmem"], objs[0]["system"]["sysctls"]["net.core.optmem_max"], objs[0]["system"]["sysctls"]["net.ipv4.tcp_congestion_control"], len(objs[0]["system"]["mitigations"])')" \
 			"$want" "$(basename "$f")'s system"
 		expect_match "$(jq_py "$f" 'objs[0]["system"]["zc_version"]')" '^([0-9a-f]{7,}|v?[0-9].*)(-dirty)?$|^unknown$'
 	done
