@@ -110,7 +110,8 @@ BENCH_RUNS_COLUMNS="round mode bufsize placement recv mbytes_per_sec busy_pct_pr
 	kernel_pct meter_throughput_change_pct copied_pct mapped_pct ints_per_sec rx_pps tx_pps recv_load_pct
 	recv_demand_us_per_kb recv_kernel_pct recv_ints_per_sec recv_rx_pps recv_tx_pps offload rate_bytes_per_sec
 	rate_reached_pct rate_reached_pct_metered time_lost_pct slowdown_pct dgrams_per_sec calls_per_sec loss_pct
-	tx_bytes_per_packet recv_tx_bytes_per_packet retrans_segments retrans_pct rwnd_limited_pct sndbuf_limited_pct"
+	tx_bytes_per_packet recv_tx_bytes_per_packet retrans_segments retrans_pct rwnd_limited_pct sndbuf_limited_pct
+	host_autocorking host_delayed_acks host_pure_acks"
 BENCH_RUNS_COLUMNS=$(echo $BENCH_RUNS_COLUMNS)
 
 # The turns CSV's columns (zc-matrix --turns): a row for each arm of each
@@ -180,7 +181,7 @@ bench_system_record() {
 	echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
 	echo "cpus: $(nproc)"
 	for k in net.ipv4.tcp_autocorking net.ipv4.tcp_wmem net.ipv4.tcp_rmem net.core.optmem_max \
-		net.core.wmem_max net.core.rmem_max; do
+		net.core.wmem_max net.core.rmem_max net.ipv4.tcp_congestion_control; do
 		v=$(tr -s ' \t' '  ' <"/proc/sys/${k//.//}" 2>/dev/null) || v=unknown
 		echo "$k: $v"
 	done

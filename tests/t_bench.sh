@@ -17,7 +17,7 @@ ROW_CELL="^($MODES) +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -sd
 ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) +[0-9]+ \\| +$NUM +$NUM +$NUM \\| (-|$NUM  $FIG)\$"
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct,host_autocorking,host_delayed_acks,host_pure_acks
 TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi
 # A change in percent and its interval in the turns' verdict.
 TPCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
@@ -48,7 +48,7 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM(,[0-9]+){3}\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
@@ -101,7 +101,7 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 	grep -qx '# 3 cells; each round runs them in a shuffled order: seed 7 (--seed 7 repeats it)' "$T/table" || fail "no seed line"
 	# What the runs ran on, beside them, for zc-report --compare.
 	expect_eq "$(cut -d: -f1 "$T/out/zc-matrix-system.txt" | grep -v '^mitigation\.' | tr '\n' ' ')" \
-		"zc_version kernel cpu_model cpus net.ipv4.tcp_autocorking net.ipv4.tcp_wmem net.ipv4.tcp_rmem net.core.optmem_max net.core.wmem_max net.core.rmem_max interface offloads qdisc " "the record's keys"
+		"zc_version kernel cpu_model cpus net.ipv4.tcp_autocorking net.ipv4.tcp_wmem net.ipv4.tcp_rmem net.core.optmem_max net.core.wmem_max net.core.rmem_max net.ipv4.tcp_congestion_control interface offloads qdisc " "the record's keys"
 	expect_eq "$(sed -n 's/^kernel: //p; s/^cpus: //p; s/^interface: //p' "$T/out/zc-matrix-system.txt" | tr '\n' ' ')" "$(uname -r) $(nproc) lo " "the record's kernel, CPUs and interface"
 	grep -q "^# .*/zcc -J -c -T $TARE -m send -b 4096 -s 127.0.0.1 -p [0-9]* -n 10 <60 files>$" "$T/table" ||
 		fail "the zcc command line is not printed"
@@ -631,7 +631,7 @@ test_report_names_what_is_wrong_with_its_input() {
 	bash "$ROOT/scripts/zc-report" "$T/none.csv" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/none.csv: cannot be read"
 	bad_csv 'line 3: a quoted field (zc-matrix writes none)' '"1",write,1048576,separate,read,2926.2'
-	bad_csv 'line 3: 20 fields, where the header has 41' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
+	bad_csv 'line 3: 20 fields, where the header has 44' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
 	bad_csv "line 3: mbytes_per_sec is '99999999999999999999'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,99999999999999999999,/')"
 	bad_csv "line 3: load_pct is 'nan'" "$(echo "$GOOD_ROW" | sed 's/,53\.3,/,nan,/')"
 	bad_csv "line 3: kernel_pct is 'inf'" "$(echo "$GOOD_ROW" | sed 's/,60\.7,/,inf,/')"
@@ -639,7 +639,7 @@ test_report_names_what_is_wrong_with_its_input() {
 	bad_csv "line 3: recv is 'udp-splice'" "$(echo "$GOOD_ROW" | sed 's/,read,/,udp-splice,/')"
 	bad_csv "line 3: round is '0'" "$(echo "$GOOD_ROW" | sed 's/^1,/0,/')"
 	bad_csv "line 3: mbytes_per_sec is '-100', below 0" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,-100,/')"
-	bad_csv "line 3: rwnd_limited_pct is '-1.2', below 0" "$(echo "$GOOD_ROW" | sed 's/,1\.2,0\.0$/,-1.2,0.0/')"
+	bad_csv "line 3: rwnd_limited_pct is '-1.2', below 0" "$(echo "$GOOD_ROW" | sed 's/,1\.2,0\.0,/,-1.2,0.0,/')"
 	bad_csv "line 3: tx_bytes_per_packet is '-45000', below 0" "$(echo "$GOOD_ROW" | sed 's/,45000,/,-45000,/')"
 	bad_csv "line 3: a carriage return (a file with CRLF line ends: zc-matrix writes LF)" "$GOOD_ROW"$'\r'
 	bad_csv "line 3: mode is '$(printf 'x%.0s' $(seq 1 40))... (100000 characters)'" \
@@ -674,7 +674,7 @@ test_report_names_what_is_wrong_with_its_input() {
 }
 
 # A runs CSV row as zc-matrix writes it (full speed).
-GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5,,,,45000,,12,0.01,1.2,0.0
+GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5,,,,45000,,12,0.01,1.2,0.0,3,40,2100
 
 # bad_csv MESSAGE ROW: zc-report refuses a runs CSV with ROW after a good
 # one, exit 1, naming the line and what is wrong in it; the good row alone
@@ -807,7 +807,7 @@ test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 # the other figures fixed; RWND and SNDBUF the shares limited, RETRANS the
 # share retransmitted (empty: 0).
 csv_row() {
-	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,,30000,,0,${11:-0.00},${9:-0.0},${10:-0.0}"
+	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,,30000,,0,${11:-0.00},${9:-0.0},${10:-0.0},0,12,300"
 }
 
 # The report, of runs made up for it: a section per rate; at one rate the
@@ -872,7 +872,8 @@ the bytes): its MB/s is not the CPU's limit, and its us/KB includes that work.
   send -b 1048576, placement separate, zcs -m read: the receive window limited it 60% of its busy time
   write -b 1048576, placement separate, zcs -m read: the send buffer limited it 27% of its busy time; it retransmitted 2.50% of its bytes"
 	# Below the marks, and where the CSV has no such figures: no note.
-	awk -F, -v OFS=, 'NR > 1 { $NF = $(NF - 1) = "0.0"; $(NF - 2) = "0.00" } 1' "$T/runs.csv" >"$T/quiet.csv"
+	awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 { $c["rwnd_limited_pct"] = $c["sndbuf_limited_pct"] = "0.0"; $c["retrans_pct"] = "0.00" } 1' \
+		"$T/runs.csv" >"$T/quiet.csv"
 	bash "$ROOT/scripts/zc-report" --out "$T/out2" "$T/quiet.csv" >"$T/report2" 2>"$T/err" ||
 		fail "zc-report failed: $(cat "$T/err")"
 	expect_eq "$(grep -c '^Held back' "$T/report2")" 0 "a note with nothing held back"
@@ -1025,7 +1026,7 @@ test_matrix_proto_udp_tables_the_datagram_modes() {
 # A datagram cell that lost more than 1% did less work: named, not ranked.
 test_report_sets_aside_a_datagram_cell_that_lost_too_much() {
 	udp_row() {
-		echo "$1,udp-$2,1472,none,udp-read,67.0,20.0,5.000,2.000,1.000,67.0,$3,$4,$3,0.0,,,40000,40000,40000,,,,,,,,67108864,100.0,100.0,$3,0.0,45000,$5,$6,1500,,,,,"
+		echo "$1,udp-$2,1472,none,udp-read,67.0,20.0,5.000,2.000,1.000,67.0,$3,$4,$3,0.0,,,40000,40000,40000,,,,,,,,67108864,100.0,100.0,$3,0.0,45000,$5,$6,1500,,,,,,,,"
 	}
 	{
 		echo "$RUNS_HEADER"

@@ -6,7 +6,7 @@ function bad(why) { printf "line %d: %s", NR, why; exit }
 function shown(v) { return length(v) > 40 ? substr(v, 1, 40) "... (" length(v) " characters)" : v }
 # What can never be below 0: rates, counts, shares of a whole; a load, a
 # demand or a change may be (a load measured below the idle reference).
-function never_negative(k) { return k ~ /^(mbytes_per_sec|rate_|dgrams_|calls_|loss_|copied_|mapped_|busy_|retrans_)|(_pps|ints_per_sec|_per_packet|_limited_pct)$/ }
+function never_negative(k) { return k ~ /^(mbytes_per_sec|rate_|dgrams_|calls_|loss_|copied_|mapped_|busy_|retrans_|host_)|(_pps|ints_per_sec|_per_packet|_limited_pct)$/ }
 function listed(list, x) { return index("," list ",", "," x ",") > 0 }
 {
 	if (index($0, "\r")) bad("a carriage return (a file with CRLF line ends: zc-matrix writes LF)")
