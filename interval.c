@@ -1,5 +1,6 @@
 /* zcs: the -t intervals of a connection or of -u's sender, printed or kept for -J. */
 #include <err.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,21 +9,26 @@
 #include "zcs.h"
 
 void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
-		     uint64_t to_ns, uint64_t bytes, const char *tag)
+		     uint64_t to_ns, uint64_t bytes, const char *tag, const struct tcpinfo *tcp)
 {
 	struct interval *more;
-	char rate[48];
+	char rate[48], prefix[NI_MAXHOST + NI_MAXSERV + 16];
 
 	if (!s->json) {
-		printf("%s%s%s\n", tag ? tag : "", tag ? ": " : "",
-		       units_rate(rate, sizeof(rate), bytes, to_ns - from_ns, s->unit));
+		snprintf(prefix, sizeof(prefix), "%s%s", tag ? tag : "", tag ? ": " : "");
+		printf("%s%s\n", prefix, units_rate(rate, sizeof(rate), bytes, to_ns - from_ns, s->unit));
+		if (tcp && s->tcp_line)
+			tcpinfo_print(stdout, prefix, tcp);
 		return;
 	}
 	more = realloc(iv->list, (iv->n + 1) * sizeof(*more));
 	if (!more)
 		err(1, "realloc");
 	iv->list = more;
-	iv->list[iv->n++] = (struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes };
+	iv->list[iv->n++] = (struct interval){ .start_ns = from_ns, .end_ns = to_ns, .bytes = bytes,
+					       .has_tcp = tcp != NULL };
+	if (tcp)
+		iv->list[iv->n - 1].tcp = *tcp;
 }
 
 void json_intervals(struct json *j, const struct intervals *iv)
@@ -37,6 +43,8 @@ void json_intervals(struct json *j, const struct intervals *iv)
 		json_uint(j, "bytes", one->bytes);
 		json_uint(j, "kbytes_per_sec",
 			  timing_kbytes_per_sec(one->bytes, one->end_ns - one->start_ns));
+		if (one->has_tcp)
+			tcpinfo_json(j, &one->tcp);
 		json_close(j);
 	}
 	json_close(j);

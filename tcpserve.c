@@ -184,12 +184,6 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_string(&j, "waiting_for", waiting);
 	json_uint(&j, "extra_bytes", c->r.rx.extra_bytes);
 	json_uint(&j, "files", c->r.rx.files_done);
-	json_bool(&j, "exchange", c->exchanged);
-	json_uint(&j, "reads", c->reads);
-	if (c->reads)
-		json_double(&j, "bytes_per_read", (double)bytes / c->reads, 1);
-	else
-		json_null(&j, "bytes_per_read");
 	if (s->mode->maps)
 		json_uint(&j, "mapped_bytes", c->r.mapped_bytes);
 	else
@@ -197,6 +191,12 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_double(&j, "user_seconds", timing_timeval_secs(ru.ru_utime), 2);
 	json_double(&j, "system_seconds", timing_timeval_secs(ru.ru_stime), 2);
 	json_bool(&j, "idle_closed", c->idle_closed);
+	json_bool(&j, "exchange", c->exchanged);
+	json_uint(&j, "reads", c->reads);
+	if (c->reads)
+		json_double(&j, "bytes_per_read", (double)bytes / c->reads, 1);
+	else
+		json_null(&j, "bytes_per_read");
 	json_close(&j);
 	if (fig)
 		meter_json(&j, &hm->m, fig, c->arr.shared);
@@ -259,8 +259,11 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 
 			tick = 0;
 			c.tagged |= __atomic_load_n(serving, __ATOMIC_SEQ_CST) > 1;
+			/* TCP_INFO at each interval's end, where -I or -J shows it. */
+			if (s->tcp_line || s->json)
+				tcpinfo_read(fd, &c.tcp);
 			report_interval(s, &c.intervals, last - start, now - start, bytes - bytes_at_last,
-					c.tagged ? peer : NULL);
+					c.tagged ? peer : NULL, s->tcp_line || s->json ? &c.tcp : NULL);
 			last = now;
 			bytes_at_last = bytes;
 		}

@@ -491,7 +491,7 @@ static void look_up(struct server *sv, uint64_t now)
 			d->tagged |= active > 1;
 			report_interval(sv->s, &d->intervals, d->tick_ns - d->first_ns,
 					now - d->first_ns, d->count.bytes - d->tick_bytes,
-					d->tagged ? d->peer : NULL);
+					d->tagged ? d->peer : NULL, NULL);
 			d->tick_ns = now;
 			d->tick_bytes = d->count.bytes;
 		}

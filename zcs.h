@@ -13,6 +13,7 @@
 #include "hostmeter.h"
 #include "lib/json.h"
 #include "lib/net.h"
+#include "lib/tcpinfo.h"
 #include "rx/rx.h"
 
 struct settings {
@@ -41,6 +42,8 @@ struct settings {
 struct interval {
 	uint64_t start_ns, end_ns;	/* from accept() (the first datagram) */
 	uint64_t bytes;
+	int has_tcp;		/* a connection's: TCP_INFO at its end */
+	struct tcpinfo tcp;
 };
 
 /* The -t intervals kept for -J. */
@@ -55,10 +58,12 @@ struct intervals {
  * An interval's rate: printed, or with -J kept for the summary. Printed, it
  * is 2001's line ("N kbytes/sec"); while other connections or senders are
  * being served too, and from then on, the line begins with the peer it
- * counts ("127.0.0.1:40312: N kbytes/sec"), tag here, else NULL.
+ * counts ("127.0.0.1:40312: N kbytes/sec"), tag here, else NULL. A
+ * connection's (tcp, else NULL) has TCP_INFO at the interval's end: with -I
+ * its line after the rate's, with -J in the interval's object.
  */
 void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
-		     uint64_t to_ns, uint64_t bytes, const char *tag);
+		     uint64_t to_ns, uint64_t bytes, const char *tag, const struct tcpinfo *tcp);
 /* -J: the intervals kept, as an array member. */
 void json_intervals(struct json *j, const struct intervals *iv);
 

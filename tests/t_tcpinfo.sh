@@ -92,4 +92,36 @@ test_retransmissions_through_a_lossy_veth_are_the_kernels_own() {
 	expect_match "$(sed -n 2p "$T/zcc.out")" "^tcp_info: retrans $((after - before)) segments [1-9][0-9]* bytes, " "-I's line"
 }
 
+# zcs -I -t 1: after each interval's line, TCP_INFO's at that interval's end;
+# -J: each interval's object has its tcp_info. A paced 2.5 s stream has two
+# whole intervals; datagram intervals have none.
+test_zcs_gives_tcp_info_at_each_interval() {
+	local n
+	make_files "$T/f"
+	start_zcs -I -t 1
+	"$ROOT/zcc" -R 20m -t 2.5 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc failed: $(cat "$T/out")"
+	wait_summaries 1
+	n=$(grep -c -E '^[0-9]+ kbytes/sec$' "$T/zcs.out")
+	[ "$n" -ge 2 ] || fail "$n interval lines: $(cat "$T/zcs.out")"
+	expect_eq "$(grep -A1 -E '^[0-9]+ kbytes/sec$' "$T/zcs.out" | grep -c -E "^$TCP_LINE\$")" "$n" \
+		"a tcp_info line after each interval's: $(cat "$T/zcs.out")"
+	kill "$ZCS_PID"
+	start_zcs -J -t 1
+	"$ROOT/zcc" -R 20m -t 2.5 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc failed: $(cat "$T/out")"
+	wait_summaries 1
+	zcs_summaries >"$T/zcs.json"
+	expect_eq "$(python3 -c 'import json, sys
+o = json.loads(open(sys.argv[1]).read())
+iv = o["intervals"]
+print(len(iv) >= 2, all(isinstance(i["tcp_info"]["srtt_us"], int) and i["tcp_info"]["srtt_us"] > 0 for i in iv))' "$T/zcs.json")" \
+		"True True" "-J's intervals: $(cat "$T/zcs.json")"
+	kill "$ZCS_PID"
+	start_zcs -u -J -t 1
+	"$ROOT/zcc" -u -R 4m -t 1.5 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -u failed: $(cat "$T/out")"
+	wait_summaries 1
+	grep -q '"intervals":\[{' "$T/zcs.out" || fail "no datagram intervals: $(cat "$T/zcs.out")"
+	grep -q tcp_info "$T/zcs.out" && fail "a datagram interval with tcp_info: $(cat "$T/zcs.out")"
+	true
+}
+
 run_tests "$@"
