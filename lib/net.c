@@ -178,10 +178,13 @@ int net_exchange_answer(int fd, long wait_ms)
 	 * A stream of 2001 differs at its first byte (a loop count's high byte);
 	 * the exchange's bytes may come a few at a time.
 	 */
-	for (;;) {
+	for (int first = 1;; first = 0) {
 		struct pollfd p = { .fd = fd, .events = POLLRDHUP };
 
-		n = recv(fd, got, sizeof(got), MSG_PEEK | MSG_WAITALL);
+		/* What has come first, without waiting: most streams differ there. */
+		n = recv(fd, got, sizeof(got), MSG_PEEK | (first ? MSG_DONTWAIT : MSG_WAITALL));
+		if (n < 0 && first && (errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

@@ -4,8 +4,11 @@
  * writes every byte it receives to a file, so a test can compare the stream a
  * zcc sent with one it built itself.
  *
- * usage: capture [-6z] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile
+ * usage: capture [-6Ez] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile
  *   -6        listen on ::1 instead of 127.0.0.1
+ *   -E        answer zcc -E's opening exchange: read 4 bytes, and unless they
+ *             are "zcEX" fail (exit 3); write "zcEX" back, and record the
+ *             stream that follows only
  *   -c bytes  close the connection (with unread data: a reset) after this many bytes
  *   -H msecs  at the end of the stream, do not close: hold the connection open
  *             until killed, sending one byte back every msecs (0: none)
@@ -20,6 +23,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,17 +34,20 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	long close_after = -1, total = 0, hold_ms = -1;
-	int ipv6 = 0, rcvbuf = 0, sleep_us = 0, reset = 0, c, lfd, fd, out;
+	int ipv6 = 0, rcvbuf = 0, sleep_us = 0, reset = 0, exchange = 0, c, lfd, fd, out;
 	static char buf[262144];
 	size_t read_size = sizeof(buf);
 
-	while ((c = getopt(argc, argv, "6c:H:r:s:z")) != -1) {
+	while ((c = getopt(argc, argv, "6c:EH:r:s:z")) != -1) {
 		switch (c) {
 		case '6':
 			ipv6 = 1;
 			break;
 		case 'c':
 			close_after = atol(optarg);
+			break;
+		case 'E':
+			exchange = 1;
 			break;
 		case 'r':
 			rcvbuf = atoi(optarg);
@@ -59,7 +66,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc)
-		errx(2, "usage: capture [-6z] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile");
+		errx(2, "usage: capture [-6Ez] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile");
 	out = open(argv[optind], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0)
 		err(1, "%s", argv[optind]);
@@ -82,6 +89,22 @@ int main(int argc, char **argv)
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0)
 		err(1, "accept");
+	if (exchange) {
+		char first[4];
+		size_t got = 0;
+
+		while (got < sizeof(first)) {
+			ssize_t n = read(fd, first + got, sizeof(first) - got);
+
+			if (n <= 0)
+				errx(3, "the stream ended after %zu bytes of the exchange", got);
+			got += n;
+		}
+		if (memcmp(first, "zcEX", 4) != 0)
+			errx(3, "the first 4 bytes are not the exchange's");
+		if (write(fd, "zcEX", 4) != 4)
+			err(1, "write");
+	}
 	for (;;) {
 		size_t want = read_size;
 		ssize_t n;

@@ -101,6 +101,51 @@ test_E_exchanges_4_bytes_each_way_before_the_stream() {
 	grep -q ': the opening exchange, answered$' "$T/zcs.err" || fail "zcs -d said nothing of it: $(cat "$T/zcs.err")"
 }
 
+# After the exchange the stream is the 2001 protocol's, byte for byte: an
+# independent peer (capture -E) answers the exchange and keeps what follows,
+# compared with the stream built by encode_stream, in every mode (the uring
+# ones where this kernel has io_uring) at two chunk sizes, files of several
+# MiB among them, twice.
+test_E_is_followed_by_the_stream_byte_for_byte() {
+	local m b round
+	make_files "$T/f"
+	head -c $((3 << 20)) /dev/urandom >"$T/f/3m"
+	encode_stream 2 "$T"/f/* >"$T/want"
+	for round in 1 2; do
+		for m in $(send_modes); do
+			uring_refused "$m" >/dev/null && continue
+			for b in 4k 1m; do
+				[ "$m" = sendfile ] && [ "$b" = 4k ] && continue
+				start_capture -E "$T/got"
+				"$ROOT/zcc" -E -m "$m" -b "$b" -n 2 -s 127.0.0.1 -p "$CAPTURE_PORT" "$T"/f/* >"$T/out" 2>&1 ||
+					fail "zcc -E -m $m -b $b: $(cat "$T/out")"
+				await_capture
+				cmp -s "$T/want" "$T/got" || fail "zcc -E -m $m -b $b, round $round: the stream differs: $(cmp "$T/want" "$T/got" 2>&1)"
+			done
+		done
+	done
+}
+
+# The exchange's 4 bytes may come apart: "zc", a pause, "EX"; zcs waits for
+# the rest, answers, and reads the stream that follows (one loop of no files).
+test_E_in_pieces_is_answered() {
+	local answer
+	need_python
+	start_zcs -J
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+	printf 'zc' >&3
+	sleep 0.3
+	printf 'EX' >&3
+	read -r -t 5 -N 4 answer <&3 || fail "no answer: '$answer'"
+	{ u32be 1; u32be 0; } >&3
+	exec 3>&-
+	expect_eq "$answer" "zcEX" "zcs's answer"
+	wait_summaries 1
+	zcs_summaries >"$T/zcs.json"
+	expect_eq "$(jget "$T/zcs.json" result.exchange) $(jget "$T/zcs.json" result.bytes) $(jget "$T/zcs.json" result.complete)" \
+		"true 8 true" "zcs's reading of it"
+}
+
 # A stream of 2001 whose first bytes begin as the exchange's do ("zcE" and
 # then not "X": a loop count of 2,053,326,080) is a stream: zcs takes none
 # of it for an exchange and answers nothing; it reads the loop count and
