@@ -77,10 +77,7 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	if (!mode->datagram) {
 		tcpinfo_json(j, &sum->tcp);
 		json_uint(j, "calls", sum->calls);
-		if (sum->calls)
-			json_double(j, "bytes_per_call", (double)sum->bytes / sum->calls, 1);
-		else
-			json_null(j, "bytes_per_call");
+		json_ratio(j, "bytes_per_call", sum->bytes, sum->calls, 1);
 	}
 	json_bool(j, "confirmed", sum->confirmed);
 	json_double(j, "user_seconds", sum->user_secs, 2);

@@ -193,10 +193,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_bool(&j, "idle_closed", c->idle_closed);
 	json_bool(&j, "exchange", c->exchanged);
 	json_uint(&j, "reads", c->reads);
-	if (c->reads)
-		json_double(&j, "bytes_per_read", (double)bytes / c->reads, 1);
-	else
-		json_null(&j, "bytes_per_read");
+	json_ratio(&j, "bytes_per_read", bytes, c->reads, 1);
 	json_close(&j);
 	if (fig)
 		meter_json(&j, &hm->m, fig, c->arr.shared);

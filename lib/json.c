@@ -153,6 +153,14 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->out);
 }
 
+void json_ratio(struct json *j, const char *key, uint64_t num, uint64_t den, int decimals)
+{
+	if (den)
+		json_double(j, key, (double)num / den, decimals);
+	else
+		json_null(j, key);
+}
+
 void json_host(struct json *j)
 {
 	struct utsname u;

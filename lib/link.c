@@ -288,15 +288,6 @@ void link_print(FILE *out, const struct link *l, const struct link_figures *f)
 		fprintf(out, ", 0 ints/s (softirqs %.0f/s)", f->ints_per_sec);
 }
 
-/* Bytes over packets, or null where there were no packets. */
-static void per_packet(struct json *j, const char *key, uint64_t bytes, uint64_t packets)
-{
-	if (packets)
-		json_double(j, key, (double)bytes / packets, 0);
-	else
-		json_null(j, key);
-}
-
 void link_json(struct json *j, const struct link *l, const struct link_figures *f)
 {
 	json_object(j, "link");
@@ -307,8 +298,8 @@ void link_json(struct json *j, const struct link *l, const struct link_figures *
 	json_double(j, "tx_pps", f->tx_pps, 0);
 	json_uint(j, "rx_bytes", f->rx_bytes);
 	json_uint(j, "tx_bytes", f->tx_bytes);
-	per_packet(j, "rx_bytes_per_packet", f->rx_bytes, f->rx_packets);
-	per_packet(j, "tx_bytes_per_packet", f->tx_bytes, f->tx_packets);
+	json_ratio(j, "rx_bytes_per_packet", f->rx_bytes, f->rx_packets, 0);
+	json_ratio(j, "tx_bytes_per_packet", f->tx_bytes, f->tx_packets, 0);
 	json_uint(j, "interrupts", f->interrupts);
 	json_double(j, "ints_per_sec", f->ints_per_sec, 0);
 	json_string(j, "counted", l->n_irqs ? "irqs" : "softirqs");

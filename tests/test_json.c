@@ -72,8 +72,10 @@ static void numbers_that_are_not_finite_are_null(void)
 	json_double(&j, "nan", NAN, 1);
 	json_double(&j, "inf", INFINITY, 1);
 	json_double(&j, "x", -0.125, 3);
+	json_ratio(&j, "per", 8012, 503, 1);
+	json_ratio(&j, "none", 5, 0, 1);
 	json_end(&j);
-	CHECK_STR(done(f), "{\"nan\":null,\"inf\":null,\"x\":-0.125}\n");
+	CHECK_STR(done(f), "{\"nan\":null,\"inf\":null,\"x\":-0.125,\"per\":15.9,\"none\":null}\n");
 }
 
 static void end_closes_what_is_left_open(void)
