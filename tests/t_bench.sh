@@ -894,13 +894,20 @@ test_matrix_turns_give_the_verdict_at_each_rate() {
 		",none,read,1048576,,50,sendfile,sendfile|,none,read,1048576,,50,write,write|$rate,none,read,1048576,,30,sendfile,sendfile|$rate,none,read,1048576,,30,write,write|" \
 		"the turns CSV's arms"
 	# One arm of each run against the other, the cheapest with no comparison.
-	expect_eq "$(sed 1d "$T/out/zc-matrix-turns.csv" | awk -F, '{ print ($15 == "") ? "cheapest" : ($16 ~ /^(differs|same|unresolved)$/ && $18 > 0 && $21 <= $20 && $20 <= $22) }' | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' '|')" \
-		"2 1|2 cheapest|" "comparisons"
+	# A run whose cheapest arm's demand came out at 0 or below (a short
+	# paced run, a quick calibration) has no share of it to give: its row
+	# says so, unresolved with its blocks and no figure, as zcc does.
+	expect_eq "$(sed 1d "$T/out/zc-matrix-turns.csv" | awk -F, '$15 == "" { low[$1] = ($13 <= 0) } { row[NR] = $0 }
+		END { for (i = 1; i in row; i++) { split(row[i], c, ",")
+			print (c[15] == "") ? "cheapest" : (c[16] ~ /^(differs|same|unresolved)$/ && c[18] > 0 &&
+				(c[20] != "" && c[21] <= c[20] && c[20] <= c[22] || c[16] == "unresolved" && c[20] c[21] c[22] == "" && low[c[1]])) } }' |
+		sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' '|')" \
+		"2 1|2 cheapest|" "comparisons: $(cat "$T/out/zc-matrix-turns.csv")"
 	expect_eq "$(grep -c '^# turns of sendfile,write (-b 1048576, none, zcs -m read), 1 s:$' "$T/table"):$(grep -c "^# paced at [0-9]*m: turns of sendfile,write" "$T/table")" "1:1" "turns lines"
 	expect_eq "$(grep -E '^(# at full speed|# paced at one rate|Verdict)' "$T/table" | cut -d: -f1 | sed 's/ ([0-9.]* MB\/s)//' | tr '\n' '|')" \
 		"# at full speed|Verdict at full speed, from the turns|# paced at one rate, zcc -R $((rate / 1048576))m|Verdict at one rate, zcc -R $((rate / 1048576))m, from the turns|" "the sections in order"
 	expect_eq "$(grep -c -E '^  placement none, zcs -m read, -b 1048576: [0-9]+ blocks of 1 cycle of (50|30) ms slots$' "$T/table")" 2 "group lines"
-	expect_eq "$(grep -c -E "^    (sendfile|write) +$NUM us/KB  load +$NUM%  +$NUM MB/s  (cheapest|costs $TPCT|the same within \\+-[0-9.]+% \\($TPCT\\)|not resolved \\($TPCT\\))" "$T/table")" 4 "arm lines: $(cat "$T/table")"
+	expect_eq "$(grep -c -E "^    (sendfile|write) +$NUM us/KB  load +$NUM%  +$NUM MB/s  (cheapest|costs $TPCT|the same within \\+-[0-9.]+% \\($TPCT\\)|not resolved \\($TPCT\\)|not resolved \\(no share: the cheapest's demand is 0 or below\\))" "$T/table")" 4 "arm lines: $(cat "$T/table")"
 	grep -q '^Verdict: the transmit methods' "$T/table" && fail "the rounds' verdict too, for cells the turns measured"
 	return 0
 }
@@ -944,6 +951,19 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
 		"  placement separate, zcs -m trunc:
     send -b 1048576        1.000 us/KB  load  20.0%  cheapest
     write -b 1048576       1.100 us/KB  load  22.0%  +10.0% [+10.0, +10.0]" "the rounds' verdict of the cells without turns"
+	# A cheapest arm whose demand came out at 0 or below leaves no share of it.
+	{
+		echo "$TURNS_HEADER"
+		turns_row 104857600 write -0.100 -2.0 104.8
+		turns_row 104857600 send 0.050 1.0 104.7 write unresolved "" 0 0 0 | awk -F, -v OFS=, '{ $20 = $21 = $22 = ""; print }'
+	} >"$T/zc-matrix-turns.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^  ')" \
+		"  placement separate, zcs -m read, -b 1048576: 20 blocks of 1 cycle of 100 ms slots
+    write      -0.100 us/KB  load  -2.0%    104.8 MB/s  cheapest
+    send       0.050 us/KB  load   1.0%    104.7 MB/s  not resolved (no share: the cheapest's demand is 0 or below)" \
+		"a comparison with no share of the cheapest's demand: $(cat "$T/report")"
 	bash "$ROOT/scripts/zc-report" --turns "$T/none.csv" "$T/zc-matrix-runs.csv" >/dev/null 2>"$T/err" &&
 		fail "a missing --turns CSV passed"
 	expect_eq "$(cat "$T/err")" "zc-report: $T/none.csv: cannot be read"

@@ -48,6 +48,10 @@ END {
 			v = f(r[j], "verdict")
 			if (v == "")
 				line = line "cheapest"
+			else if (f(r[j], "demand_pct") == "" && d[1] <= 0)
+				line = line "not resolved (no share: the cheapest's demand is 0 or below)"
+			else if (f(r[j], "demand_pct") == "")
+				line = line "not resolved (no share: no block had bytes from both arms)"
 			else if (v == "differs")
 				line = line sprintf("costs %+.1f%% [%+.1f, %+.1f]", f(r[j], "demand_pct"),
 					f(r[j], "demand_pct_lo"), f(r[j], "demand_pct_hi"))
