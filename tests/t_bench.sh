@@ -964,6 +964,14 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
     write      -0.100 us/KB  load  -2.0%    104.8 MB/s  cheapest
     send       0.050 us/KB  load   1.0%    104.7 MB/s  not resolved (no share: the cheapest's demand is 0 or below)" \
 		"a comparison with no share of the cheapest's demand: $(cat "$T/report")"
+	# No share where the cheapest's demand is above 0: no block had bytes from both arms.
+	sed -i 's/^\(104857600,separate,read,1048576,,100,3.0,write,write,30,104.8,\)-2.0,-0.100,/\12.0,0.010,/' "$T/zc-matrix-turns.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^    ')" \
+		"    write      0.010 us/KB  load   2.0%    104.8 MB/s  cheapest
+    send       0.050 us/KB  load   1.0%    104.7 MB/s  not resolved (no share: no block had bytes from both arms)" \
+		"a comparison with no share and a cheapest above 0: $(cat "$T/report") $(cat "$T/zc-matrix-turns.csv")"
 	bash "$ROOT/scripts/zc-report" --turns "$T/none.csv" "$T/zc-matrix-runs.csv" >/dev/null 2>"$T/err" &&
 		fail "a missing --turns CSV passed"
 	expect_eq "$(cat "$T/err")" "zc-report: $T/none.csv: cannot be read"
