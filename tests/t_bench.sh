@@ -919,6 +919,14 @@ turns_row() {
 	echo "$1,separate,read,1048576,,100,3.0,$2,$2,30,$5,$4,$3,$4,${cmp:-,,,,1,,,,,,,,,}"
 }
 
+# turns_verdict: zc-report of $T's CSVs, and its verdict from the turns at
+# turns_row's rate: the lines of its group and arms.
+turns_verdict() {
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^  '
+}
+
 # The report of a saved turns CSV: each verdict's words, which part carries
 # the difference, a method short of the rate named, and the rounds' verdict
 # kept for the cells no turns measured (here: zcs -m trunc).
@@ -938,9 +946,7 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
 		turns_row 104857600 zerocopy 1.500 30.0 90.0 write unresolved "" 40.5 -2.0 80.0
 		turns_row 104857600 uring 1.200 24.0 104.8 write differs kernel 33.3 30.1 36.0
 	} >"$T/zc-matrix-turns.csv"
-	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
-		fail "zc-report failed: $(cat "$T/err")"
-	expect_eq "$(sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^  ')" \
+	expect_eq "$(turns_verdict)" \
 		"  placement separate, zcs -m read, -b 1048576: 20 blocks of 1 cycle of 100 ms slots
     write      0.900 us/KB  load  18.0%    104.8 MB/s  cheapest
     splice     0.920 us/KB  load  18.4%    104.9 MB/s  the same within +-3.6% (+2.2% [-1.3, +3.6])
@@ -957,18 +963,14 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
 		turns_row 104857600 write -0.100 -2.0 104.8
 		turns_row 104857600 send 0.050 1.0 104.7 write unresolved "" 0 0 0 | awk -F, -v OFS=, '{ $20 = $21 = $22 = ""; print }'
 	} >"$T/zc-matrix-turns.csv"
-	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
-		fail "zc-report failed: $(cat "$T/err")"
-	expect_eq "$(sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^  ')" \
+	expect_eq "$(turns_verdict)" \
 		"  placement separate, zcs -m read, -b 1048576: 20 blocks of 1 cycle of 100 ms slots
     write      -0.100 us/KB  load  -2.0%    104.8 MB/s  cheapest
     send       0.050 us/KB  load   1.0%    104.7 MB/s  not resolved (no share: the cheapest's demand is 0 or below)" \
 		"a comparison with no share of the cheapest's demand: $(cat "$T/report")"
 	# No share where the cheapest's demand is above 0: no block had bytes from both arms.
 	sed -i 's/^\(104857600,separate,read,1048576,,100,3.0,write,write,30,104.8,\)-2.0,-0.100,/\12.0,0.010,/' "$T/zc-matrix-turns.csv"
-	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
-		fail "zc-report failed: $(cat "$T/err")"
-	expect_eq "$(sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^    ')" \
+	expect_eq "$(turns_verdict | grep '^    ')" \
 		"    write      0.010 us/KB  load   2.0%    104.8 MB/s  cheapest
     send       0.050 us/KB  load   1.0%    104.7 MB/s  not resolved (no share: no block had bytes from both arms)" \
 		"a comparison with no share and a cheapest above 0: $(cat "$T/report") $(cat "$T/zc-matrix-turns.csv")"
