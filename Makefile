@@ -20,7 +20,7 @@ ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat
+LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
 # them the stream's framing and the sender they share.
@@ -88,7 +88,7 @@ $(BUILD)/librx.a: $(RX_OBJS)
 # servers, their intervals, the host's meter and the receive modes, and test_tx and test_rx
 # their modes, before lib/, which they use.
 zcc: $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o $(BUILD)/alternate.o $(BUILD)/libtx.a
-zcs: $(BUILD)/tcpserve.o $(BUILD)/udpserve.o $(BUILD)/interval.o $(BUILD)/hostmeter.o $(BUILD)/librx.a
+zcs: $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/udpserve.o $(BUILD)/interval.o $(BUILD)/hostmeter.o $(BUILD)/librx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a
 
@@ -108,7 +108,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
 
 # Every object the programs link, for make layers.
 PROG_OBJS = $(PROGS:%=$(BUILD)/%.o) $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o \
-	$(BUILD)/alternate.o $(BUILD)/tcpserve.o $(BUILD)/udpserve.o $(BUILD)/interval.o \
+	$(BUILD)/alternate.o $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/udpserve.o $(BUILD)/interval.o \
 	$(BUILD)/hostmeter.o $(TX_OBJS) $(RX_OBJS) $(LIB_OBJS)
 
 # No circle among the objects, as the linker sees them: a lower file never calls the file above.

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lib/paired.h"
+#include "lib/net.h"
 #include "lib/timing.h"
 #include "lib/units.h"
 #include "alternate.h"
@@ -20,9 +20,6 @@
  * (a few MiB, 10 ms at 400 MB/s), on that arm's account.
  */
 #define GUARD_SHARE 4
-
-/* The verdict's bound: two arms whose difference lies within +-5% are the same. */
-#define SAME_PCT 5.0
 
 void alt_setup(struct alternation *alt, const struct send_mode *const *modes, unsigned n,
 	       const struct tx_config *c, long slot_ms)
@@ -39,6 +36,13 @@ void alt_setup(struct alternation *alt, const struct send_mode *const *modes, un
 		tx_sender_setup(&alt->arms[i], modes[i], i == 0 ? c : &others);
 	alt->current = &alt->arms[0];
 	alt->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
+	{
+		const char *names[ALT_MAX_ARMS];
+
+		for (unsigned i = 0; i < n; i++)
+			names[i] = modes[i]->name;
+		turns_init(&alt->result, TURNS_SENDER, names, n, slot_ms);
+	}
 }
 
 void alt_connected(struct alternation *alt)
@@ -62,20 +66,6 @@ static void shuffle(struct alternation *alt)
 	}
 }
 
-/* An arm's name: its mode's, and its place in -m's list where the mode comes twice. */
-static const char *arm_name(const struct alternation *alt, unsigned i, char *buf, size_t len)
-{
-	const char *mode = alt->arms[i].mode->name;
-
-	for (unsigned k = 0; k < alt->n_arms; k++)
-		if (k != i && alt->arms[k].mode == alt->arms[i].mode) {
-			snprintf(buf, len, "%s#%u", mode, i + 1);
-			return buf;
-		}
-	snprintf(buf, len, "%s", mode);
-	return buf;
-}
-
 /* A sample of the meter now; without one, or once one failed, the time alone. */
 static void sample(struct alternation *alt, struct soak_sample *s)
 {
@@ -83,6 +73,7 @@ static void sample(struct alternation *alt, struct soak_sample *s)
 		if (soak_take(&alt->meter->soak, s) == 0)
 			return;
 		alt->spoiled = 1;
+		alt->result.n_cpus = 0;
 	}
 	s->ns = timing_now_ns();
 }
@@ -91,7 +82,6 @@ static void sample(struct alternation *alt, struct soak_sample *s)
 static void begin_slot(struct alternation *alt, uint64_t now)
 {
 	struct sender *before = alt->current;
-	char name[40];
 
 	if (alt->at == alt->n_arms) {
 		alt->at = 0;
@@ -109,12 +99,13 @@ static void begin_slot(struct alternation *alt, uint64_t now)
 	if (alt->debug)
 		fprintf(stderr, "zcc: slot %llu, cycle %u, arm %u (%s)\n",
 			(unsigned long long)alt->turns, alt->cycle + 1, alt->cur + 1,
-			arm_name(alt, alt->cur, name, sizeof(name)));
+			alt->result.arm[alt->cur]);
 }
 
 void alt_start(struct alternation *alt, struct meter *m)
 {
 	alt->meter = m;
+	alt->result.n_cpus = m ? m->soak.n_cpus : 0;
 	if (m && (soak_sample_init(&m->soak, &alt->a) < 0 || soak_sample_init(&m->soak, &alt->b) < 0))
 		err(1, "the meter's samples");
 	alt->guard_ns = alt->slot_ms * 1000000ULL / GUARD_SHARE;
@@ -126,26 +117,30 @@ void alt_start(struct alternation *alt, struct meter *m)
 /* The slot that ends now: what it measured past its guard, kept. */
 static void end_slot(struct alternation *alt)
 {
-	struct alt_slot *sl;
+	struct turns *t = &alt->result;
+	struct turns_slot sl;
 
 	if (!alt->measuring) {
 		alt->short_slots++;
 		return;
 	}
 	sample(alt, &alt->b);
-	if (alt->n_slots == alt->cap_slots) {
-		alt->cap_slots = alt->cap_slots ? 2 * alt->cap_slots : 256;
-		alt->slots = realloc(alt->slots, alt->cap_slots * sizeof(*alt->slots));
-		if (!alt->slots)
+	sl = (struct turns_slot){ .arm = alt->cur, .cycle = alt->cycle, .at = t->n_slots,
+				  .bytes = alt->current->sent - alt->sent_at_guard };
+	if (alt->meter && !alt->spoiled)
+		soak_figures(&alt->meter->ref, &alt->a, &alt->b, alt->meter->soak.n_cpus, sl.bytes,
+			     &sl.fig);
+	sl.fig.ns = alt->b.ns - alt->a.ns;
+	if (t->n_slots == t->cap_slots) {
+		alt->ranges = realloc(alt->ranges, (t->cap_slots ? 2 * t->cap_slots : 256) *
+							   sizeof(*alt->ranges));
+		if (!alt->ranges)
 			err(1, "realloc");
 	}
-	sl = &alt->slots[alt->n_slots++];
-	*sl = (struct alt_slot){ .arm = alt->cur, .cycle = alt->cycle,
-				 .bytes = alt->current->sent - alt->sent_at_guard };
-	if (alt->meter && !alt->spoiled)
-		soak_figures(&alt->meter->ref, &alt->a, &alt->b, alt->meter->soak.n_cpus, sl->bytes,
-			     &sl->fig);
-	sl->fig.ns = alt->b.ns - alt->a.ns;
+	alt->ranges[t->n_slots] = (struct turns_range){ .arm = sl.arm, .cycle = sl.cycle,
+							.from = alt->sent_at_guard,
+							.to = alt->current->sent };
+	turns_add(t, &sl);
 }
 
 struct sender *alt_turn(void *arg)
@@ -187,7 +182,7 @@ void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied
 
 void alt_warn(const struct alternation *alt)
 {
-	size_t all = alt->n_slots + alt->short_slots;
+	size_t all = alt->result.n_slots + alt->short_slots;
 
 	if (alt->short_slots * 10 > all)
 		warnx("note: %zu of %zu slots had nothing to measure: the arms change between files, "
@@ -202,357 +197,69 @@ void alt_close(struct alternation *alt)
 		tx_sender_close(&alt->arms[i]);
 	}
 	tx_sender_close(&alt->arms[0]);
+	free(alt->ranges);
+	alt->ranges = NULL;
 	if (alt->meter) {
 		soak_sample_free(&alt->a);
 		soak_sample_free(&alt->b);
 	}
 }
 
-/* One arm's slots, over the run or a block of cycles, summed. */
-struct arm_sum {
-	size_t slots;
-	uint64_t ns, bytes;
-	double load_ns, lost_ns, kernel_ns, kernel_weight_ns;
-};
-
-static void add_slot(struct arm_sum *s, const struct alt_slot *sl)
+void alt_send_table(struct alternation *alt)
 {
-	s->slots++;
-	s->ns += sl->fig.ns;
-	s->bytes += sl->bytes;
-	s->load_ns += sl->fig.load * sl->fig.ns;
-	s->lost_ns += sl->fig.time_lost * sl->fig.ns;
-	if (!isnan(sl->fig.kernel)) {
-		s->kernel_ns += sl->fig.kernel * sl->fig.ns;
-		s->kernel_weight_ns += sl->fig.ns;
+	struct sender *snd = alt->current;
+	size_t len, done;
+	unsigned char *table = turns_table_encode(&alt->result, alt->ranges, &len);
+
+	if (net_write_full(snd->sock, NET_IO_SEND, table, len, &done, NULL) < 0)
+		tx_die_sending(snd, "sending the slot table");
+	free(table);
+	snd->keep_answer = 1;
+}
+
+void alt_read_answer(struct alternation *alt, const unsigned char *buf, size_t len)
+{
+	char why[160];
+
+	if (!len) {
+		warnx("note: zcs sent no figures over the slots: it is older than zcc, or died "
+		      "first; the receiver's lines are missing");
+		return;
 	}
-}
-
-/* An arm's slots over the whole run. */
-static void sum_arm(const struct alternation *alt, unsigned arm, struct arm_sum *s)
-{
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < alt->n_slots; i++)
-		if (alt->slots[i].arm == arm)
-			add_slot(s, &alt->slots[i]);
-}
-
-static double sum_load(const struct arm_sum *s)
-{
-	return s->ns ? s->load_ns / s->ns : NAN;
-}
-
-static double sum_lost(const struct arm_sum *s)
-{
-	return s->ns ? s->lost_ns / s->ns : NAN;
-}
-
-static double sum_kernel(const struct arm_sum *s)
-{
-	return s->kernel_weight_ns ? s->kernel_ns / s->kernel_weight_ns : NAN;
-}
-
-/* CPU microseconds a KiB: a load (the soakers' or the kernel's view), times the CPUs, over the slots' time. */
-static double demand_of(const struct alternation *alt, const struct arm_sum *s, double load)
-{
-	return s->bytes ? load * alt->meter->soak.n_cpus * (s->ns / 1e3) / (s->bytes / 1024.0) : NAN;
-}
-
-static double sum_demand(const struct alternation *alt, const struct arm_sum *s)
-{
-	return demand_of(alt, s, sum_load(s));
-}
-
-static int metered(const struct alternation *alt)
-{
-	return alt->meter && !alt->spoiled && alt->n_slots > 0;
-}
-
-/* The arm with the least demand over the whole run: the others are set against it. */
-static unsigned cheapest(const struct alternation *alt)
-{
-	unsigned best = 0;
-	double best_d = INFINITY;
-	struct arm_sum s;
-
-	for (unsigned i = 0; i < alt->n_arms; i++) {
-		sum_arm(alt, i, &s);
-		if (sum_demand(alt, &s) < best_d) {
-			best_d = sum_demand(alt, &s);
-			best = i;
-		}
+	if (turns_answer_decode(buf, len, &alt->result, &alt->receiver, why, sizeof(why)) < 0) {
+		warnx("note: zcs's figures over the slots make no sense (%s): the receiver's lines "
+		      "are missing", why);
+		return;
 	}
-	return best;
-}
-
-/*
- * Arm x against arm r, block by block: the demand's change in %, by the
- * soakers and by the kernel's view; the load's, the time lost's and the
- * kernel's view's in points.
- */
-struct comparison {
-	unsigned x, r;
-	struct paired demand_pct, kernel_demand_pct, load_points, lost_points, kernel_points;
-	enum paired_verdict verdict;
-};
-
-/*
- * The cycles a block of the comparison holds: one, or as few more as keep
- * the blocks within PAIRED_MAX_N. Each block gives one difference between
- * two arms, from the slots each had in it.
- */
-static uint32_t n_cycles(const struct alternation *alt)
-{
-	return alt->n_slots ? alt->slots[alt->n_slots - 1].cycle + 1 : 0;
-}
-
-static uint32_t block_cycles(const struct alternation *alt)
-{
-	uint32_t cycles = n_cycles(alt);
-
-	return cycles > PAIRED_MAX_N ? (cycles + PAIRED_MAX_N - 1) / PAIRED_MAX_N : 1;
-}
-
-static void estimate(double *v, size_t n, struct paired *p)
-{
-	if (paired_estimate(v, n, p) < 0)
-		err(1, "the comparison's %zu differences", n);
-}
-
-/*
- * A block's change in demand is its difference over the cheapest arm's
- * demand in the whole run: a block's own, from a slot or two, is too rough
- * to divide by (the kernel's view of a 30 ms window is a few ticks of
- * /proc/stat, and 0 now and then).
- */
-static void compare(const struct alternation *alt, unsigned x, unsigned r, struct comparison *c)
-{
-	uint32_t per = block_cycles(alt);
-	size_t blocks = n_cycles(alt) / per, n = 0, np = 0, nk = 0;
-	struct arm_sum all, *bx = calloc(blocks + 1, sizeof(*bx)), *br = calloc(blocks + 1, sizeof(*br));
-	double d_all, k_all;
-	double *pct = calloc(blocks + 1, sizeof(double)), *load = calloc(blocks + 1, sizeof(double));
-	double *kern = calloc(blocks + 1, sizeof(double)), *lost = calloc(blocks + 1, sizeof(double));
-	double *kpct = calloc(blocks + 1, sizeof(double));
-
-	if (!bx || !br || !pct || !load || !kern || !lost || !kpct)
-		err(1, "calloc");
-	sum_arm(alt, r, &all);
-	d_all = sum_demand(alt, &all);
-	k_all = demand_of(alt, &all, sum_kernel(&all));
-	/* Both arms' slots into their blocks, in one pass (a partial last block left out). */
-	for (size_t i = 0; i < alt->n_slots; i++) {
-		const struct alt_slot *sl = &alt->slots[i];
-		size_t b = sl->cycle / per;
-
-		if (b < blocks && (sl->arm == x || sl->arm == r))
-			add_slot(sl->arm == x ? &bx[b] : &br[b], sl);
-	}
-	for (size_t b = 0; b < blocks; b++) {
-		const struct arm_sum *sx = &bx[b], *sr = &br[b];
-		double dx, dr;
-
-		dx = sum_demand(alt, sx);
-		dr = sum_demand(alt, sr);
-		if (!sx->slots || !sr->slots)
-			continue;
-		/* A share of a demand of 0 or below (a load under the calibration) means nothing. */
-		if (d_all > 0 && !isnan(dx) && !isnan(dr))
-			pct[np++] = 100 * (dx - dr) / d_all;
-		lost[n] = 100 * (sum_lost(sx) - sum_lost(sr));
-		load[n++] = 100 * (sum_load(sx) - sum_load(sr));
-		if (!isnan(sum_kernel(sx)) && !isnan(sum_kernel(sr)) && k_all > 0) {
-			kpct[nk] = 100 * (demand_of(alt, sx, sum_kernel(sx)) -
-					  demand_of(alt, sr, sum_kernel(sr))) / k_all;
-			kern[nk++] = 100 * (sum_kernel(sx) - sum_kernel(sr));
-		}
-	}
-	c->x = x;
-	c->r = r;
-	estimate(pct, np, &c->demand_pct);
-	estimate(load, n, &c->load_points);
-	estimate(lost, n, &c->lost_points);
-	estimate(kern, nk, &c->kernel_points);
-	estimate(kpct, nk, &c->kernel_demand_pct);
-	c->verdict = paired_verdict(&c->demand_pct, SAME_PCT);
-	free(pct);
-	free(load);
-	free(kern);
-	free(lost);
-	free(kpct);
-	free(bx);
-	free(br);
-}
-
-/*
- * Which of the load's parts a difference in demand is in: the kernel's view
- * (time a task was charged for) when it moved the same way by half as much
- * or more; else the slowdown, time no task is charged for.
- */
-static const char *carried_by(const struct comparison *c)
-{
-	const struct paired *d = &c->demand_pct, *k = &c->kernel_demand_pct;
-	int k_moved = paired_verdict(k, 0) == PAIRED_DIFFERS && (k->estimate > 0) == (d->estimate > 0);
-
-	if (c->verdict != PAIRED_DIFFERS)
-		return NULL;
-	return k_moved && fabs(k->estimate) >= fabs(d->estimate) / 2 ? "the kernel's view carries it"
-								 : "the slowdown carries it";
-}
-
-static void print_arm(const struct alternation *alt, unsigned i, FILE *out, char unit)
-{
-	struct arm_sum s;
-	char name[40], rate[48];
-
-	sum_arm(alt, i, &s);
-	fprintf(out, "arm %s: %zu slots, %llu bytes in %.3f s, %s", arm_name(alt, i, name, sizeof(name)),
-		s.slots, (unsigned long long)s.bytes, timing_secs(s.ns),
-		units_rate(rate, sizeof(rate), s.bytes, s.ns, unit));
-	if (metered(alt)) {
-		fprintf(out, ", load %.1f%%, demand %.3f us/KB", 100 * sum_load(&s), sum_demand(alt, &s));
-		if (!isnan(sum_kernel(&s)))
-			fprintf(out, ", kernel %.1f%%", 100 * sum_kernel(&s));
-	}
-	fprintf(out, "\n");
-}
-
-static void print_comparison(const struct alternation *alt, const struct comparison *c, FILE *out)
-{
-	const struct paired *d = &c->demand_pct, *l = &c->load_points, *k = &c->kernel_demand_pct;
-	const char *carried = carried_by(c);
-	char xn[40], rn[40];
-
-	arm_name(alt, c->x, xn, sizeof(xn));
-	arm_name(alt, c->r, rn, sizeof(rn));
-	if (c->verdict == PAIRED_DIFFERS)
-		fprintf(out, "%s: costs %+.1f%% [%+.1f, %+.1f] against %s", xn, d->estimate, d->lo, d->hi,
-			rn);
-	else if (c->verdict == PAIRED_SAME)
-		fprintf(out, "%s: the same as %s within +-%.1f%% (%+.1f%% [%+.1f, %+.1f])", xn, rn,
-			paired_within(d), d->estimate, d->lo, d->hi);
-	else if (d->n)
-		fprintf(out, "%s: not resolved against %s (%+.1f%% [%+.1f, %+.1f])", xn, rn, d->estimate,
-			d->lo, d->hi);
-	else
-		fprintf(out, "%s: not resolved against %s (its demand is 0 or below: no share of it)",
-			xn, rn);
-	if (k->n)
-		fprintf(out, ", the kernel's view %+.1f%% [%+.1f, %+.1f]", k->estimate, k->lo, k->hi);
-	if (carried)
-		fprintf(out, ": %s", carried);
-	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]; %zu blocks of %u cycle%s\n", l->estimate,
-		l->lo, l->hi, l->n, block_cycles(alt), block_cycles(alt) > 1 ? "s" : "");
+	alt->answered = 1;
+	turns_sum(&alt->result, &alt->receiver, &alt->both);
 }
 
 void alt_print(const struct alternation *alt, FILE *out, char unit)
 {
-	unsigned r;
-	struct comparison c;
-
-	for (unsigned i = 0; i < alt->n_arms; i++)
-		print_arm(alt, i, out, unit);
-	if (!metered(alt))
+	turns_print(&alt->result, out, unit);
+	if (!alt->answered)
 		return;
-	r = cheapest(alt);
-	for (unsigned i = 0; i < alt->n_arms; i++) {
-		if (i == r)
-			continue;
-		compare(alt, i, r, &c);
-		print_comparison(alt, &c, out);
-	}
-}
-
-static void json_paired(struct json *j, const char *key, const struct paired *p, int decimals)
-{
-	json_object(j, key);
-	if (p->n) {
-		json_double(j, "estimate", p->estimate, decimals);
-		json_double(j, "lo", p->lo, decimals);
-		json_double(j, "hi", p->hi, decimals);
-	} else {
-		json_null(j, "estimate");
-		json_null(j, "lo");
-		json_null(j, "hi");
-	}
-	json_uint(j, "n", p->n);
-	json_close(j);
+	turns_print(&alt->receiver, out, unit);
+	if (alt->both.n_cpus)
+		turns_print(&alt->both, out, unit);
 }
 
 void alt_json(const struct alternation *alt, struct json *j)
 {
-	char name[40];
-	struct arm_sum s;
-	struct comparison c;
-	unsigned r = metered(alt) ? cheapest(alt) : 0;
-
-	json_int(j, "slot_ms", alt->slot_ms);
-	json_int(j, "block_cycles", block_cycles(alt));
-	json_array(j, "arms");
-	for (unsigned i = 0; i < alt->n_arms; i++) {
-		sum_arm(alt, i, &s);
-		json_object(j, NULL);
-		json_string(j, "arm", arm_name(alt, i, name, sizeof(name)));
-		json_string(j, "mode", alt->arms[i].mode->name);
-		json_uint(j, "slots", s.slots);
-		json_uint(j, "bytes", s.bytes);
-		json_double(j, "seconds", timing_secs(s.ns), 6);
-		json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(s.bytes, s.ns));
-		if (metered(alt)) {
-			json_double(j, "load_pct", 100 * sum_load(&s), 2);
-			json_double(j, "demand_us_per_kb", sum_demand(alt, &s), 4);
-			if (isnan(sum_kernel(&s)))
-				json_null(j, "kernel_pct");
-			else
-				json_double(j, "kernel_pct", 100 * sum_kernel(&s), 2);
-		}
-		json_close(j);
-	}
-	json_close(j);
-	if (metered(alt)) {
-		json_string(j, "cheapest", arm_name(alt, r, name, sizeof(name)));
-		json_array(j, "comparisons");
-		for (unsigned i = 0; i < alt->n_arms; i++) {
-			if (i == r)
-				continue;
-			compare(alt, i, r, &c);
-			json_object(j, NULL);
-			json_string(j, "arm", arm_name(alt, i, name, sizeof(name)));
-			json_string(j, "against", arm_name(alt, r, name, sizeof(name)));
-			json_string(j, "verdict", paired_verdict_name(c.verdict));
-			json_string(j, "carried_by", !carried_by(&c) ? NULL
-						     : strstr(carried_by(&c), "kernel") ? "kernel"
-											 : "slowdown");
-			json_paired(j, "demand_pct", &c.demand_pct, 2);
-			json_paired(j, "kernel_demand_pct", &c.kernel_demand_pct, 2);
-			json_paired(j, "load_points", &c.load_points, 3);
-			json_paired(j, "time_lost_points", &c.lost_points, 3);
-			json_paired(j, "kernel_points", &c.kernel_points, 3);
-			json_close(j);
-		}
+	turns_json(&alt->result, j);
+	if (alt->answered) {
+		json_object(j, "receiver");
+		turns_json(&alt->receiver, j);
 		json_close(j);
 	} else {
-		json_null(j, "cheapest");
-		json_null(j, "comparisons");
+		json_null(j, "receiver");
 	}
-	json_array(j, "slots");
-	for (size_t i = 0; i < alt->n_slots; i++) {
-		const struct alt_slot *sl = &alt->slots[i];
-
-		json_object(j, NULL);
-		json_uint(j, "arm", sl->arm + 1);
-		json_uint(j, "cycle", sl->cycle + 1);
-		json_double(j, "seconds", timing_secs(sl->fig.ns), 6);
-		json_uint(j, "bytes", sl->bytes);
-		if (metered(alt)) {
-			json_double(j, "load_pct", 100 * sl->fig.load, 2);
-			json_double(j, "time_lost_pct", 100 * sl->fig.time_lost, 2);
-			if (isnan(sl->fig.kernel))
-				json_null(j, "kernel_pct");
-			else
-				json_double(j, "kernel_pct", 100 * sl->fig.kernel, 2);
-		}
+	if (alt->answered && alt->both.n_cpus) {
+		json_object(j, "both_ends");
+		turns_json(&alt->both, j);
 		json_close(j);
+	} else {
+		json_null(j, "both_ends");
 	}
-	json_close(j);
 }

@@ -14,21 +14,14 @@
 
 #include "lib/json.h"
 #include "lib/meter.h"
+#include "lib/turns.h"
 #include "tx/tx.h"
 
 /* -m's list: the most modes it may name (each TCP mode once, and one again). */
-#define ALT_MAX_ARMS 8
+#define ALT_MAX_ARMS TURNS_MAX_ARMS
 
 /* -A: a slot's length by default, in ms. */
 #define ALT_DEFAULT_SLOT_MS 100
-
-/* What one slot measured, from its guard's end to its end. */
-struct alt_slot {
-	unsigned arm;
-	uint32_t cycle;
-	uint64_t bytes;
-	struct soak_figures fig;	/* bytes, time; the load's figures with the meter */
-};
 
 struct alternation {
 	unsigned n_arms;
@@ -45,8 +38,11 @@ struct alternation {
 	int measuring;			/* past the slot's guard, its first sample taken */
 	int spoiled;			/* a sample failed: no load figures */
 	struct soak_sample a, b;
-	struct alt_slot *slots;
-	size_t n_slots, cap_slots;
+	struct turns result;		/* the slots measured, and what they say */
+	struct turns_range *ranges;	/* each one's stream offsets, for zcs (the slot table) */
+	struct turns receiver;		/* zcs's figures over the same slots, where it answered */
+	struct turns both;		/* and the two ends' sum, where both had a meter */
+	int answered;
 	size_t short_slots;		/* ended before their guard did: a file longer than a slot */
 	uint64_t turns;
 };
@@ -70,6 +66,15 @@ struct sender *alt_turn(void *alt);
 void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied);
 /* Every arm's buffers, and the socket, once; the slots stay for the report. */
 void alt_close(struct alternation *alt);
+
+/*
+ * zcc -E: the slot table, sent after the stream's last byte (before the
+ * half-close) to a zcs that answered the opening exchange; its answer, read
+ * back with zcs's close (alt_read_answer).
+ */
+void alt_send_table(struct alternation *alt);
+/* zcs's answer: its figures over the slots, and with the meter here the two ends' sum. */
+void alt_read_answer(struct alternation *alt, const unsigned char *buf, size_t len);
 
 /* On stderr, when more than a tenth of the slots measured nothing: why, and what to do. */
 void alt_warn(const struct alternation *alt);

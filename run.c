@@ -104,6 +104,9 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		alt_start(alt, m);
 		tx_send_stream_turns(snd, alt_turn, alt, &plan, files, n_files, s->debug);
 		snd = alt->current;
+		/* -E: zcs is of this suite, and takes the slot table after the stream. */
+		if (s->exchange)
+			alt_send_table(alt);
 	} else {
 		tx_send_stream(snd, &plan, files, n_files, s->debug);
 	}
@@ -128,6 +131,8 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		netstat_read(&nb);
 		netstat_delta(&na, &nb, &nd);
 	}
+	if (alt && s->exchange)
+		alt_read_answer(alt, snd->answer, snd->answer_len);
 	if (alt)
 		alt_finish(alt, &snd->zc_sends, &snd->zc_copied);
 	getrusage(RUSAGE_SELF, &ru1);

@@ -52,6 +52,9 @@ struct conn {
 	struct netstat host_at, host;	/* the host's ACK and corking counters: at accept, and its window */
 	int first_seen;		/* the stream's first bytes were looked at for the opening exchange */
 	int exchanged;		/* zcc -E: they were, and answered */
+	struct meter *m;	/* -c's */
+	struct follow follow;	/* with the exchange: the meter along the stream, for zcc's turns */
+	uint64_t table_bytes;	/* the slot table's, which came after the stream */
 };
 
 static volatile sig_atomic_t tick;
@@ -136,6 +139,10 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 		if (s->debug && ex)
 			fprintf(stderr, "zcs: %s: the opening exchange, answered\n", c->r.peer);
 		if (ex) {
+			/* zcc is of this suite: a slot table may follow the stream. */
+			follow_start(&c->follow, c->m);
+			follow_sample(&c->follow, 0, 1);
+			c->r.rx.keep_after = 1;
 			errno = EINTR;
 			return -1;
 		}
@@ -202,7 +209,38 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	else
 		json_null(&j, "link");
 	netstat_json(&j, &c->host);
+	if (c->follow.answered)
+		follow_json(&c->follow, &j);
+	else
+		json_null(&j, "turns");
 	json_end(&j);
+}
+
+/*
+ * After the stream, from a zcc that took turns: its slot table, each slot's
+ * figures from the samples, and the answer, before the close. The table's
+ * bytes are not the stream's: they leave the count.
+ */
+static void take_the_slot_table(struct conn *c, const struct settings *s, uint64_t *bytes)
+{
+	const struct proto_rx *rx = &c->r.rx;
+	char why[200];
+
+	if (!c->follow.on || proto_rx_waiting_for(rx) || !rx->extra_bytes)
+		return;
+	if (rx->after_len != rx->extra_bytes ||
+	    follow_slots(&c->follow, rx->after, rx->after_len, why, sizeof(why)) < 0) {
+		if (rx->after_len != rx->extra_bytes)
+			snprintf(why, sizeof(why), "%llu bytes, more than %u",
+				 (unsigned long long)rx->extra_bytes, PROTO_AFTER_MAX);
+		warnx("%s: what came after the stream is not a slot table (%s): counted as bytes "
+		      "after the end", c->r.peer, why);
+		return;
+	}
+	c->table_bytes = rx->extra_bytes;
+	c->r.rx.extra_bytes = 0;
+	*bytes -= c->table_bytes;
+	follow_answer(&c->follow, c->r.fd, c->r.peer, s->debug);
 }
 
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
@@ -213,7 +251,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	int64_t timeout_ms = s->idle_secs * 1000;	/* SO_RCVTIMEO's, as set */
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
-	struct conn c = { .arr = *arr };
+	struct conn c = { .arr = *arr, .m = hm ? &hm->m : NULL };
 	struct netstat now_host;
 	ssize_t n;
 	int incomplete;
@@ -247,6 +285,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		if (n > 0) {
 			bytes += n;
 			c.reads++;
+			follow_sample(&c.follow, bytes, 0);
 			if (s->sockopts.quickack)
 				net_quickack(fd);
 			last_data = c.r.buf && queued >= 0 && n <= queued ? began : timing_now_ns();
@@ -266,8 +305,10 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		}
 		if (n > 0)
 			continue;
-		if (n == 0)
+		if (n == 0) {
+			follow_sample(&c.follow, bytes, 1);
 			break;
+		}
 		/* -W: nothing for that long (SO_RCVTIMEO; a tick restarts its wait). */
 		if (errno == EAGAIN || errno == EWOULDBLOCK ||
 		    (errno == EINTR && timing_now_ns() - last_data >= (uint64_t)s->idle_secs * NSEC_PER_SEC)) {
@@ -284,6 +325,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		break;
 	}
 	timing_tick_stop();
+	take_the_slot_table(&c, s, &bytes);
 	tcpinfo_read(fd, &c.tcp);
 	if (s->json || s->tcp_line) {
 		netstat_read(&now_host);
@@ -307,6 +349,8 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		netstat_print(stdout, &c.host);
 		printf("\n");
 	}
+	if (c.follow.answered && !s->json)
+		follow_print(&c.follow, stdout, s->unit);
 	if (metered && hm->m.note[0])
 		warnx("%s: note: %s", peer, hm->m.note);
 	if (s->debug)
@@ -319,6 +363,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	close(fd);
 	incomplete = proto_rx_waiting_for(&c.r.rx) != NULL;
 	rx_close(&c.r);
+	follow_free(&c.follow);
 	free(c.intervals.list);
 	return incomplete || (hm && !metered) ? 1 : 0;
 }

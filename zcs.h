@@ -9,11 +9,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hostmeter.h"
 #include "lib/json.h"
 #include "lib/net.h"
 #include "lib/tcpinfo.h"
+#include "lib/turns.h"
 #include "rx/rx.h"
 
 struct settings {
@@ -66,6 +68,43 @@ void report_interval(const struct settings *s, struct intervals *iv, uint64_t fr
 		     uint64_t to_ns, uint64_t bytes, const char *tag, const struct tcpinfo *tcp);
 /* -J: the intervals kept, as an array member. */
 void json_intervals(struct json *j, const struct intervals *iv);
+
+/* followslots.c: zcs's part of zcc's turns (zcc -m A,B,... -E). */
+
+/* The meter's samples along a stream, at most one a FOLLOW_PERIOD_MS. */
+#define FOLLOW_PERIOD_MS 2
+
+struct follow {
+	int on;			/* the opening exchange was answered: a slot table may follow */
+	struct meter *m;	/* -c's; NULL: the bytes and the time alone */
+	int spoiled;		/* a sample failed: no load figures */
+	uint64_t period_ns;
+	struct soak_sample *s;	/* the samples, their arrays in steps and cpu_ns */
+	uint64_t *bytes;	/* the bytes received at each */
+	uint64_t *steps, *cpu_ns;
+	size_t n, cap;
+	size_t taken;		/* samples taken, thinned ones too */
+	uint64_t cost_ns;	/* the CPU time they took */
+	struct turns result;	/* the sender's slots as this end measured them */
+	struct turns_slot *all;	/* every slot of the table, measured or not (the answer) */
+	int *measured;
+	size_t n_table;
+	int answered;		/* the table came, and made sense */
+};
+
+/* From the opening exchange on: the samples' store, with the meter m (may be NULL). */
+void follow_start(struct follow *f, struct meter *m);
+/* After a receive: a sample with the bytes so far, if a period has passed since the last (or force). */
+void follow_sample(struct follow *f, uint64_t bytes, int force);
+/* The slot table that followed the stream: each slot's figures from the samples. 0, or -1 with why. */
+int follow_slots(struct follow *f, const unsigned char *table, size_t len, char *why,
+		 size_t why_len);
+/* The answer to zcc: the figures of every slot of the table. */
+void follow_answer(struct follow *f, int fd, const char *peer, int debug);
+/* The arms' lines and comparisons, and what the samples cost; or -J's "turns" object. */
+void follow_print(const struct follow *f, FILE *out, char unit);
+void follow_json(const struct follow *f, struct json *j);
+void follow_free(struct follow *f);
 
 /* tcpserve.c: */
 

@@ -1,3 +1,7 @@
+#include <err.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "proto.h"
 
 void proto_put_u32(unsigned char out[PROTO_U32_BYTES], uint32_t v)
@@ -16,6 +20,34 @@ uint32_t proto_get_u32(const unsigned char in[PROTO_U32_BYTES])
 void proto_rx_init(struct proto_rx *rx)
 {
 	*rx = (struct proto_rx){ .state = PROTO_RX_LOOPS };
+}
+
+void proto_rx_free(struct proto_rx *rx)
+{
+	free(rx->after);
+	rx->after = NULL;
+	rx->after_len = rx->after_cap = 0;
+}
+
+/* What came after the stream, kept as far as PROTO_AFTER_MAX, growing by what came. */
+static void keep_after(struct proto_rx *rx, const unsigned char *buf, size_t len)
+{
+	size_t room = PROTO_AFTER_MAX - rx->after_len;
+
+	if (len > room)
+		len = room;
+	if (rx->after_len + len > rx->after_cap) {
+		size_t cap = rx->after_cap ? rx->after_cap : 65536;
+
+		while (cap < rx->after_len + len)
+			cap *= 2;
+		rx->after = realloc(rx->after, cap);
+		if (!rx->after)
+			err(1, "keeping %zu bytes after the stream", cap);
+		rx->after_cap = cap;
+	}
+	memcpy(rx->after + rx->after_len, buf, len);
+	rx->after_len += len;
 }
 
 /* One file of the current loop is complete (or there was none): move on. */
@@ -74,6 +106,8 @@ void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len)
 	while (len > 0) {
 		if (rx->state == PROTO_RX_DONE) {
 			rx->extra_bytes += len;
+			if (rx->keep_after)
+				keep_after(rx, buf, len);
 			return;
 		}
 		if (rx->state == PROTO_RX_DATA) {

@@ -38,9 +38,18 @@ struct proto_rx {
 	uint32_t data_left;	/* of the file in progress */
 	uint64_t files_done;
 	uint64_t extra_bytes;	/* received after the stream was complete */
+	/* With keep_after, the first PROTO_AFTER_MAX of those, kept (the turns' slot table). */
+	int keep_after;
+	unsigned char *after;
+	size_t after_len, after_cap;
 };
 
+/* The most of what follows the stream a decoder keeps with keep_after. */
+#define PROTO_AFTER_MAX (128u << 20)
+
 void proto_rx_init(struct proto_rx *rx);
+/* What the decoder keeps (keep_after), freed. */
+void proto_rx_free(struct proto_rx *rx);
 void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len);
 /*
  * For a receiver that discards file data unseen: how many bytes of file data

@@ -77,6 +77,7 @@ void rx_close(struct receiver *r)
 			close(r->pipe[i]);
 	if (r->devnull >= 0)
 		close(r->devnull);
+	proto_rx_free(&r->rx);
 	free(r->buf);
 	free(r->msgs);
 	free(r->iovs);

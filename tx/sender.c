@@ -205,6 +205,7 @@ void tx_sender_close(struct sender *snd)
 	free(snd->slots);
 	free(snd->msgs);
 	free(snd->iovs);
+	free(snd->answer);
 	uring_close(&snd->ring);
 	for (int i = 0; i < 2; i++)
 		if (snd->pipe[i] >= 0)

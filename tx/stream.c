@@ -1,6 +1,8 @@
 #include <err.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -130,6 +132,22 @@ void tx_stream_send(struct sender *snd, tx_turn_fn turn, void *arg, const struct
 		      loops, timing_secs(timing_now_ns() - start), timing_secs(plan->ns));
 }
 
+/* What zcs sent before its close, kept for the caller (a turns answer), up to TX_ANSWER_MAX. */
+static void keep_answer(struct sender *snd, const char *buf, size_t n)
+{
+	if (snd->answer_len + n > TX_ANSWER_MAX)
+		return;
+	if (snd->answer_len + n > snd->answer_cap) {
+		while (snd->answer_len + n > snd->answer_cap)
+			snd->answer_cap = snd->answer_cap ? 2 * snd->answer_cap : 65536;
+		snd->answer = realloc(snd->answer, snd->answer_cap);
+		if (!snd->answer)
+			err(1, "realloc");
+	}
+	memcpy(snd->answer + snd->answer_len, buf, n);
+	snd->answer_len += n;
+}
+
 /*
  * Half-close and wait for zcs to close too, so the time counts until the
  * receiver has read the last byte rather than until it left this host's
@@ -146,7 +164,7 @@ int tx_stream_await_close(struct sender *snd, long wait_secs)
 {
 	struct pollfd pfd = { .fd = snd->sock, .events = POLLIN };
 	uint64_t deadline;
-	char sink[256];
+	char sink[65536];
 
 	if (shutdown(snd->sock, SHUT_WR) < 0)
 		tx_die_sending(snd, "shutdown");
@@ -170,6 +188,8 @@ int tx_stream_await_close(struct sender *snd, long wait_secs)
 		n = read(snd->sock, sink, sizeof(sink));
 		if (n == 0)
 			return 0;
+		if (n > 0 && snd->keep_answer)
+			keep_answer(snd, sink, n);
 		if (n < 0 && errno != EINTR)
 			tx_die_sending(snd, "read");
 	}

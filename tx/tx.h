@@ -172,7 +172,14 @@ struct sender {
 	unsigned results_due;	/* uring: a batch's sends not yet completed */
 	int acked;		/* zcs answered the END */
 	uint64_t acked_datagrams, acked_bytes;	/* what zcs says it received */
+	/* A stream's await_end with keep_answer: what zcs sent before its close, TX_ANSWER_MAX at most. */
+	int keep_answer;
+	unsigned char *answer;
+	size_t answer_len, answer_cap;
 };
+
+/* The most of zcs's answer await_end keeps (a turns answer of 2^20 slots is 52 MiB). */
+#define TX_ANSWER_MAX (64u << 20)
 
 /* What zcc's options ask of a sender. */
 struct tx_config {

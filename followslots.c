@@ -1,0 +1,204 @@
+/*
+ * zcs's part of zcc's turns: samples of the meter along the stream, each
+ * with the bytes received by then, given after the stream to the sender's
+ * slots by their offsets (the slot table), so that each slot's figures are
+ * the receiving host's over the very bytes the sender measured, whatever
+ * the two clocks say.
+ */
+#include <err.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "lib/net.h"
+#include "lib/timing.h"
+#include "zcs.h"
+
+/* The samples kept at most: past that, every other is dropped and the period doubles. */
+#define FOLLOW_MAX_SAMPLES (1u << 18)
+
+void follow_start(struct follow *f, struct meter *m)
+{
+	size_t cpus = m ? m->soak.n_cpus : 0;
+
+	memset(f, 0, sizeof(*f));
+	f->m = m;
+	f->period_ns = FOLLOW_PERIOD_MS * 1000000ULL;
+	f->cap = 4096;
+	f->bytes = malloc(f->cap * sizeof(*f->bytes));
+	f->s = malloc(f->cap * sizeof(*f->s));
+	if (cpus) {
+		f->steps = malloc(f->cap * cpus * sizeof(uint64_t));
+		f->cpu_ns = malloc(f->cap * cpus * sizeof(uint64_t));
+	}
+	if (!f->bytes || !f->s || (cpus && (!f->steps || !f->cpu_ns)))
+		err(1, "the meter's samples along the stream");
+	f->on = 1;
+}
+
+/* Every other sample dropped, and the period doubled: the samples' span, kept in bounds. */
+static void thin(struct follow *f)
+{
+	size_t cpus = f->m ? f->m->soak.n_cpus : 0, k = 0;
+
+	for (size_t i = 0; i < f->n; i += 2, k++) {
+		f->bytes[k] = f->bytes[i];
+		f->s[k] = f->s[i];
+		if (cpus) {
+			memmove(&f->steps[k * cpus], &f->steps[i * cpus], cpus * sizeof(uint64_t));
+			memmove(&f->cpu_ns[k * cpus], &f->cpu_ns[i * cpus], cpus * sizeof(uint64_t));
+		}
+	}
+	f->n = k;
+	f->period_ns *= 2;
+}
+
+static void grow(struct follow *f)
+{
+	size_t cpus = f->m ? f->m->soak.n_cpus : 0;
+
+	f->cap *= 2;
+	f->bytes = realloc(f->bytes, f->cap * sizeof(*f->bytes));
+	f->s = realloc(f->s, f->cap * sizeof(*f->s));
+	if (cpus) {
+		f->steps = realloc(f->steps, f->cap * cpus * sizeof(uint64_t));
+		f->cpu_ns = realloc(f->cpu_ns, f->cap * cpus * sizeof(uint64_t));
+	}
+	if (!f->bytes || !f->s || (cpus && (!f->steps || !f->cpu_ns)))
+		err(1, "the meter's samples along the stream");
+}
+
+/* Sample i as the meter's functions take one: its arrays in the pool. */
+static struct soak_sample *at(struct follow *f, size_t i)
+{
+	size_t cpus = f->m ? f->m->soak.n_cpus : 0;
+
+	f->s[i].steps = cpus ? &f->steps[i * cpus] : NULL;
+	f->s[i].cpu_ns = cpus ? &f->cpu_ns[i * cpus] : NULL;
+	return &f->s[i];
+}
+
+void follow_sample(struct follow *f, uint64_t bytes, int force)
+{
+	struct timespec t0, t1;
+	uint64_t now;
+
+	if (!f->on)
+		return;
+	now = timing_now_ns();
+	if (!force && f->n && now - f->s[f->n - 1].ns < f->period_ns)
+		return;
+	if (f->n == FOLLOW_MAX_SAMPLES)
+		thin(f);
+	if (f->n == f->cap)
+		grow(f);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	if (f->m && !f->spoiled && soak_take(&f->m->soak, at(f, f->n)) < 0) {
+		f->spoiled = 1;
+		warnx("%s, along the stream: the receiver's figures over the slots are missing",
+		      meter_error(f->m));
+	}
+	f->s[f->n].ns = now;
+	f->bytes[f->n++] = bytes;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	f->cost_ns += (t1.tv_sec - t0.tv_sec) * NSEC_PER_SEC + t1.tv_nsec - t0.tv_nsec;
+	f->taken++;
+}
+
+/* The first sample with at least `bytes` received, or n. */
+static size_t first_at_or_after(const struct follow *f, uint64_t bytes)
+{
+	size_t lo = 0, hi = f->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->bytes[mid] < bytes)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int follow_slots(struct follow *f, const unsigned char *table, size_t len, char *why,
+		 size_t why_len)
+{
+	struct turns_range *ranges;
+	size_t n;
+	int metered = f->m && !f->spoiled;
+
+	if (turns_table_decode(table, len, &f->result, &ranges, &n, why, why_len) < 0)
+		return -1;
+	f->result.n_cpus = metered ? f->m->soak.n_cpus : 0;
+	f->all = calloc(n ? n : 1, sizeof(*f->all));
+	f->measured = calloc(n ? n : 1, sizeof(*f->measured));
+	if (!f->all || !f->measured)
+		err(1, "calloc");
+	f->n_table = n;
+	for (size_t i = 0; i < n; i++) {
+		/* The samples within the slot's bytes: its guard's end to its end. */
+		size_t a = first_at_or_after(f, ranges[i].from), b = first_at_or_after(f, ranges[i].to + 1);
+		struct turns_slot *sl = &f->all[i];
+
+		*sl = (struct turns_slot){ .arm = ranges[i].arm, .cycle = ranges[i].cycle, .at = i };
+		if (b == 0 || a >= b - 1)
+			continue;
+		b--;
+		sl->bytes = f->bytes[b] - f->bytes[a];
+		if (metered)
+			soak_figures(&f->m->ref, at(f, a), at(f, b), f->m->soak.n_cpus, sl->bytes,
+				     &sl->fig);
+		sl->fig.ns = f->s[b].ns - f->s[a].ns;
+		if (!sl->bytes || !sl->fig.ns)
+			continue;
+		f->measured[i] = 1;
+		turns_add(&f->result, sl);
+	}
+	free(ranges);
+	f->answered = 1;
+	return 0;
+}
+
+void follow_answer(struct follow *f, int fd, const char *peer, int debug)
+{
+	size_t len, done;
+	unsigned char *answer =
+		turns_answer_encode(f->all, f->measured, f->n_table, f->result.n_cpus, &len);
+
+	if (net_write_full(fd, NET_IO_SEND, answer, len, &done, NULL) < 0 && debug)
+		warn("%s: the answer to the slot table, after %zu of %zu bytes", peer, done, len);
+	free(answer);
+}
+
+void follow_print(const struct follow *f, FILE *out, char unit)
+{
+	turns_print(&f->result, out, unit);
+	fprintf(out, "the meter along the stream: %zu samples, every %llu ms or more, taking %.1f ms "
+		     "of CPU\n",
+		f->taken, (unsigned long long)(f->period_ns / 1000000), f->cost_ns / 1e6);
+}
+
+void follow_json(const struct follow *f, struct json *j)
+{
+	json_object(j, "turns");
+	turns_json(&f->result, j);
+	json_uint(j, "samples", f->taken);
+	json_uint(j, "sample_period_ms", f->period_ns / 1000000);
+	json_double(j, "samples_cpu_ms", f->cost_ns / 1e6, 3);
+	json_close(j);
+}
+
+void follow_free(struct follow *f)
+{
+	free(f->bytes);
+	free(f->s);
+	free(f->steps);
+	free(f->cpu_ns);
+	free(f->all);
+	free(f->measured);
+	turns_free(&f->result);
+	memset(f, 0, sizeof(*f));
+}
