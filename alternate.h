@@ -35,6 +35,8 @@ struct alternation {
 	unsigned seed;
 	uint64_t slot_start_ns, guard_ns;
 	uint64_t sent_at_guard;
+	uint64_t queued_at_guard;	/* the send queue's bytes then (SIOCOUTQ) */
+	int notsent_lowat;		/* paced: TCP_NOTSENT_LOWAT, as set; 0 */
 	int measuring;			/* past the slot's guard, its first sample taken */
 	int spoiled;			/* a sample failed: no load figures */
 	struct soak_sample a, b;

@@ -461,6 +461,47 @@ static void json_comparisons(const struct turns *t, struct json *j)
 	json_close(j);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * How far behind the sender's slots its bytes went out, and reached the
+ * receiver: the send queue as each slot's measure began (its median), in
+ * bytes and in ms at the slots' rate; and the bound on it, where there was.
+ */
+static void json_send_queue(const struct turns *t, struct json *j)
+{
+	uint64_t *q = malloc((t->n_slots ? t->n_slots : 1) * sizeof(*q)), bytes = 0, ns = 0, median;
+
+	if (!q)
+		err(1, "malloc");
+	for (size_t i = 0; i < t->n_slots; i++) {
+		q[i] = t->slots[i].queued;
+		bytes += t->slots[i].bytes;
+		ns += t->slots[i].fig.ns;
+	}
+	qsort(q, t->n_slots, sizeof(*q), by_value);
+	median = t->n_slots ? q[t->n_slots / 2] : 0;
+	json_object(j, "send_queue");
+	if (t->notsent_lowat)
+		json_int(j, "notsent_lowat", t->notsent_lowat);
+	else
+		json_null(j, "notsent_lowat");
+	if (t->n_slots && bytes) {
+		json_uint(j, "median_bytes", median);
+		json_double(j, "median_ms", median * (ns / 1e6) / bytes, 2);
+	} else {
+		json_null(j, "median_bytes");
+		json_null(j, "median_ms");
+	}
+	json_close(j);
+	free(q);
+}
+
 void turns_json(const struct turns *t, struct json *j)
 {
 	json_int(j, "slot_ms", t->slot_ms);
@@ -489,6 +530,8 @@ void turns_json(const struct turns *t, struct json *j)
 		json_close(j);
 	}
 	json_close(j);
+	if (t->end == TURNS_SENDER)
+		json_send_queue(t, j);
 }
 
 /* The wire's writer and reader: big-endian integers, doubles by their IEEE 754 bits. */

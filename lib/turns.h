@@ -31,6 +31,7 @@ struct turns_slot {
 	uint32_t cycle;
 	uint32_t at;		/* its place in the slot table: the sender's order */
 	uint64_t bytes;
+	uint64_t queued;	/* the sender's: its send queue's bytes as it began (SIOCOUTQ) */
 	struct soak_figures fig;	/* fig.ns always; the load's figures when metered */
 };
 
@@ -44,6 +45,7 @@ struct turns {
 	char mode[TURNS_MAX_ARMS][TURNS_NAME_BYTES];
 	long slot_ms;
 	int n_cpus;		/* the meter's CPUs; 0 without a meter (or once it failed) */
+	int notsent_lowat;	/* the sender's: TCP_NOTSENT_LOWAT, where it held the queue; 0 */
 	struct turns_slot *slots;
 	size_t n_slots, cap_slots;
 };

@@ -19,7 +19,8 @@ recv_modes() {
 }
 
 # start_zcs [ARGS...]: start zcs -d on a free port; sets ZCS_PID, PORT, and
-# $T/zcs.out and $T/zcs.err for its stdout and stderr.
+# $T/zcs.out and $T/zcs.err for its stdout and stderr. With ZCS_NETNS set,
+# zcs runs in that network namespace (ip netns exec).
 start_zcs() {
 	local try
 	for try in $(seq 1 20); do
@@ -29,7 +30,11 @@ start_zcs() {
 		# line its predecessor left (zcc then met a refused connection).
 		: >"$T/zcs.out" >"$T/zcs.err"
 		# In $T, where zcs -c reads counts_per_sec.
-		(cd "$T" && exec "$ROOT/zcs" -d -p "$PORT" "$@") >>"$T/zcs.out" 2>>"$T/zcs.err" &
+		if [ -n "${ZCS_NETNS:-}" ]; then
+			(cd "$T" && exec ip netns exec "$ZCS_NETNS" "$ROOT/zcs" -d -p "$PORT" "$@") >>"$T/zcs.out" 2>>"$T/zcs.err" &
+		else
+			(cd "$T" && exec "$ROOT/zcs" -d -p "$PORT" "$@") >>"$T/zcs.out" 2>>"$T/zcs.err" &
+		fi
 		ZCS_PID=$!
 		started "$ZCS_PID"
 		wait_until 5 eval 'grep -q -e "listening on" -e "in use" "$T/zcs.err" || all_dead '"$ZCS_PID" || true

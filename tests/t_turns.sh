@@ -100,7 +100,7 @@ test_turns_count_the_zero_copy_arms_sends() {
 }
 
 test_turns_json_has_the_arms_comparisons_and_slots() {
-	local out
+	local out q
 	make_files "$T/f"
 	calibrate_here
 	start_zcs
@@ -110,6 +110,15 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 	expect_match "$out" '"turns":\{"slot_ms":100,"block_cycles":1,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
 	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
 	expect_match "$out" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[0-9]+,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":-?[0-9.]+\}'
+	# Paced, the bytes not yet sent are held to a sixteenth of a slot at
+	# the rate (50 MiB/s for 100 ms: 327680), and the queue as each slot
+	# began stays near that (the bytes in flight over loopback are few).
+	expect_match "$out" '"send_queue":\{"notsent_lowat":327680,"median_bytes":[0-9]+,"median_ms":[0-9.]+\},"receiver":null,"both_ends":null\}'
+	q=$(sed 's/.*"send_queue":{"notsent_lowat":327680,"median_bytes":\([0-9]*\),.*/\1/' <<<"$out")
+	[ "$q" -le $((2 * 327680)) ] || fail "the send queue held $q bytes as the slots began"
+	# At full speed the queue is not held.
+	out=$("$ROOT/zcc" -J -m send,send -A 100 -t 1 -s 127.0.0.1 -p "$PORT" "$T"/f/*) || fail "zcc failed"
+	expect_match "$out" '"send_queue":\{"notsent_lowat":null,"median_bytes":[0-9]+,"median_ms":[0-9.]+\}'
 }
 
 # Proof of the method: a known load on one arm's slots alone (tests/loadgen
@@ -155,6 +164,113 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 			if (!(lo - 0.5 <= want && want <= hi + 0.5)) { print "the interval misses the load"; exit 1 }
 			if (hi - lo > width) { printf "the interval is wider than +-%g point\n", width / 2; exit 1 }
 		}' || fail "$(grep -o '"comparisons".*"slots"' <<<"$out")"
+}
+
+# zcc -E's turns: zcs follows the slots by their offsets in the stream and
+# gives each arm its figures, with the same estimator and form as zcc's
+# (-J's "turns"), and answers zcc, which prints them as the receiver's; the
+# slot table after the stream is not counted as the stream's bytes.
+test_zcs_follows_the_slots_of_zcc_turns() {
+	local out zj total
+	make_files "$T/f"
+	calibrate_here
+	start_zcs -J -c -T 200
+	out=$("$ROOT/zcc" -E -m write,sendfile -A 40 -R 100m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
+		fail "zcc failed"
+	total=$(stream_bytes 40 "$T"/f/*)
+	wait_until 5 eval 'grep -q "\"program\":\"zcs\"" "$T/zcs.out"' || fail "no zcs summary: $(cat "$T/zcs.err")"
+	zj=$(grep '"program":"zcs"' "$T/zcs.out")
+	expect_match "$zj" "\"result\":\\{\"bytes\":$total,"
+	expect_match "$zj" '"complete":true,"waiting_for":null,"extra_bytes":0,'
+	expect_match "$zj" '"exchange":true'
+	expect_match "$zj" '"turns":\{"slot_ms":40,"block_cycles":1,"arms":\[\{"arm":"write","mode":"write","slots":[1-9][0-9]*,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\},\{"arm":"sendfile",'
+	expect_match "$zj" '"cheapest":"(write|sendfile)","comparisons":\[\{"arm":"(write|sendfile)","against":"(write|sendfile)","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[1-9][0-9]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$zj" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[1-9][0-9]*,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\}'
+	expect_match "$zj" '"samples":[1-9][0-9]*,"sample_period_ms":2,"samples_cpu_ms":[0-9.]+\}\}$'
+	# zcc: its own lines, then the receiver's, with the same slots.
+	expect_match "$(sed -n 1p <<<"$out")" "^sent $total bytes in "
+	expect_match "$(sed -n 2p <<<"$out")" '^arm write: [1-9][0-9]* slots, '
+	expect_match "$(sed -n 4p <<<"$out")" '^receiver: arm write: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, load -?[0-9]+\.[0-9]%, demand -?[0-9]+\.[0-9]{3} us/KB(, kernel -?[0-9]+\.[0-9]%)?$'
+	expect_match "$(sed -n 5p <<<"$out")" '^receiver: arm sendfile: '
+	expect_match "$(sed -n 6p <<<"$out")" "^receiver: (write|sendfile): (costs $PCT against|the same as|not resolved against) .*; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 1 cycle\$"
+	expect_eq "$(wc -l <<<"$out")" 6 "lines"
+	# The receiver's slots are the sender's, counted by the receiver.
+	[ "$(sed -n 4p <<<"$out" | awk '{ print $4 }')" = "$(sed -n 2p <<<"$out" | awk '{ print $3 }')" ] ||
+		fail "the receiver's slots are not the sender's: $out"
+}
+
+# Without -E the stream is 2001's and nothing follows it; without a meter
+# at zcs the receiver's lines are the throughput alone.
+test_zcs_follows_the_slots_without_its_meter() {
+	local out
+	make_files "$T/f"
+	start_zcs
+	out=$("$ROOT/zcc" -E -m splice,send -A 40 -R 50m -n 20 -s 127.0.0.1 -p "$PORT" "$T"/f/*) || fail "zcc failed"
+	expect_match "$(sed -n 4p <<<"$out")" '^receiver: arm splice: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec$'
+	expect_eq "$(wc -l <<<"$out")" 5 "lines"
+	wait_until 5 eval 'grep -q "^receiver: arm send:" "$T/zcs.out"' || fail "no arm lines from zcs: $(cat "$T/zcs.out")"
+	expect_match "$(grep '^received' "$T/zcs.out")" "^received $(stream_bytes 20 "$T"/f/*) bytes in "
+	out=$("$ROOT/zcc" -m splice,send -A 40 -R 50m -n 20 -s 127.0.0.1 -p "$PORT" "$T"/f/*) || fail "zcc failed"
+	expect_eq "$(wc -l <<<"$out")" 3 "lines without -E"
+}
+
+# receiver_finds_a_known_load SERVER SLOT_MS [ZCC_ARGS...] (zcc in the
+# namespace ZCC_NS where that is set): the proof of the method
+# at the receiving end: zcs's meter alone (zcc has none), and a known load
+# in arm 2's slots of write,write alone (loadgen -g, 4% of a CPU: 2 points
+# of a 2-CPU host). zcs's difference of load must hold what loadgen got,
+# within its interval and half a point, and be no wider than +-1.5 points,
+# as the sender's test asks of zcc's.
+receiver_finds_a_known_load() {
+	local server=$1 cpus got want zj lgpid width=3 slot=$2
+	shift 2
+	! grep -q __asan_init "$ROOT/zcc" || width=4
+	cpus=$(affinity_cpus)
+	rm -f "$T/slots"
+	mkfifo "$T/slots"
+	"$HELPERS/loadgen" -g 2 -c "$(echo "$cpus" | sed -n 2p)" -f 4 -t 60 <"$T/slots" >"$T/loadgen" &
+	lgpid=$!
+	started "$lgpid"
+	: >"$T/zcs.out"
+	${ZCC_NS:+ip netns exec "$ZCC_NS"} "$ROOT/zcc" -E -d -m write,write -A "$slot" "$@" -B "$(echo "$cpus" | sed -n 1p)" \
+		-s "$server" -p "$PORT" "$T"/f/* 2>"$T/slots" >"$T/zcc.out" || fail "zcc failed: $(cat "$T/zcc.out")"
+	wait_until 5 eval '! kill -0 '"$lgpid"' 2>/dev/null' || fail "loadgen did not end with the slots"
+	got=$(sed -n 's/.*, got \([0-9.]*\)% of CPU.*/\1/p' "$T/loadgen")
+	[ -n "$got" ] || fail "loadgen said: $(cat "$T/loadgen")"
+	want=$(awk -v g="$got" -v n="$(allowed_cpus)" 'BEGIN { print g / n }')
+	wait_until 5 eval 'grep -q "\"program\":\"zcs\"" "$T/zcs.out"' || fail "no zcs summary: $(cat "$T/zcs.err")"
+	zj=$(grep '"program":"zcs"' "$T/zcs.out")
+	echo "$zj" | awk -v want="$want" -v width="$width" -v how="$server $*" "$JSON_AWK"'
+		{
+			c = "turns.comparisons.0."
+			if (json_get($0, c "arm") != "write#2" || json_get($0, c "against") != "write#1") {
+				print "write#2 was not the dearer: " json_get($0, c "arm"); exit 1
+			}
+			l = c "load_points."
+			m = json_get($0, l "estimate"); lo = json_get($0, l "lo"); hi = json_get($0, l "hi")
+			printf "# %s: known load %.2f points: the receiver found %+.2f [%+.2f, %+.2f]\n", how, want, m, lo, hi
+			if (!(lo - 0.5 <= want && want <= hi + 0.5)) { print "the interval misses the load"; exit 1 }
+			if (hi - lo > width) { printf "the interval is wider than +-%g point\n", width / 2; exit 1 }
+		}' || fail "$(grep -o '"comparisons".*"slots"' <<<"$zj")"
+}
+
+test_the_receiver_finds_a_known_load_over_loopback() {
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	make_files "$T/f"
+	calibrate_here
+	start_zcs -J -c -T 200 -B "$(affinity_cpus | sed -n 1p)"
+	receiver_finds_a_known_load 127.0.0.1 100 -t 4
+	receiver_finds_a_known_load 127.0.0.1 40 -R 100m -t 4
+}
+
+test_the_receiver_finds_a_known_load_across_two_namespaces() {
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	two_hosts
+	make_files "$T/f"
+	calibrate_here
+	ZCS_NETNS=$NS_B start_zcs -J -c -T 200 -B "$(affinity_cpus | sed -n 1p)"
+	ZCC_NS=$NS_A receiver_finds_a_known_load 10.251.0.2 100 -t 4
+	ZCC_NS=$NS_A receiver_finds_a_known_load 10.251.0.2 40 -R 100m -t 4
 }
 
 test_turns_usage_errors_name_what_is_wrong() {
