@@ -420,10 +420,13 @@ static void json_arms(const struct turns *t, struct json *j)
 		json_uint(j, "bytes", s.bytes);
 		json_double(j, "seconds", timing_secs(s.ns), 6);
 		json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(s.bytes, s.ns));
-		if (metered(t)) {
+		/* Both ends' loads are of two hosts: their sum is the demand's alone. */
+		if (metered(t) && t->end != TURNS_BOTH) {
 			json_double(j, "load_pct", 100 * sum_load(&s), 2);
 			json_double(j, "demand_us_per_kb", sum_demand(t, &s), 4);
 			json_pct_or_null(j, "kernel_pct", sum_kernel(&s));
+		} else if (metered(t)) {
+			json_double(j, "demand_us_per_kb", sum_demand(t, &s), 4);
 		}
 		json_close(j);
 	}
@@ -522,7 +525,7 @@ void turns_json(const struct turns *t, struct json *j)
 		json_uint(j, "cycle", sl->cycle + 1);
 		json_double(j, "seconds", timing_secs(sl->fig.ns), 6);
 		json_uint(j, "bytes", sl->bytes);
-		if (metered(t)) {
+		if (metered(t) && t->end != TURNS_BOTH) {
 			json_double(j, "load_pct", 100 * sl->fig.load, 2);
 			json_double(j, "time_lost_pct", 100 * sl->fig.time_lost, 2);
 			json_pct_or_null(j, "kernel_pct", sl->fig.kernel);

@@ -123,7 +123,7 @@ BENCH_RUNS_COLUMNS=$(echo $BENCH_RUNS_COLUMNS)
 BENCH_TURNS_COLUMNS="rate_bytes_per_sec placement recv bufsize offload slot_ms seconds arm mode slots
 	mbytes_per_sec load_pct demand_us_per_kb kernel_pct against verdict carried_by blocks block_cycles
 	demand_pct demand_pct_lo demand_pct_hi kernel_demand_pct kernel_demand_pct_lo kernel_demand_pct_hi
-	load_points load_points_lo load_points_hi"
+	load_points load_points_lo load_points_hi end"
 BENCH_TURNS_COLUMNS=$(echo $BENCH_TURNS_COLUMNS)
 
 # column_of CSV NAME: the number of the CSV's column of that name, or nothing.

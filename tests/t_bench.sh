@@ -18,7 +18,7 @@ ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-)
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
 RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct,host_autocorking,host_delayed_acks,host_pure_acks
-TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi
+TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi,end
 # A change in percent and its interval in the turns' verdict.
 TPCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
 # The cells CSV's figures: the runs CSV's, and the gap the report derives.
@@ -890,6 +890,14 @@ test_matrix_turns_give_the_verdict_at_each_rate() {
 		--rate-secs 0.2 "${PACED_METER[@]}" --turns 1 --slot-ms 50 --rate-slot-ms 30
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-turns.csv")" "$TURNS_HEADER"
 	rate=$(awk -F, 'NR > 1 && $28 != "" { print $28; exit }' "$T/out/zc-matrix-runs.csv")
+	# zcs, this suite's, followed the slots (zcc -E): its rows are the
+	# receiver's, without a meter over loopback (zcc's has the host), so
+	# with the throughput alone.
+	expect_eq "$(awk -F, '$29 == "receiver" { print $1 "," $8 "," ($10 > 0) "," $12 $13 $16 }' "$T/out/zc-matrix-turns.csv" | sort | tr '\n' '|')" \
+		",sendfile,1,|,write,1,|$rate,sendfile,1,|$rate,write,1,|" "the receiver's rows: $(cat "$T/out/zc-matrix-turns.csv")"
+	grep -q '^# .*/zcc -J -c -T 0 -E -m sendfile,write -A 50 ' "$T/table" || fail "no zcc -E for the turns: $(grep zcc "$T/table")"
+	grep -v ',receiver$' "$T/out/zc-matrix-turns.csv" >"$T/sender.csv"
+	mv "$T/sender.csv" "$T/out/zc-matrix-turns.csv"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-turns.csv" | cut -d, -f1-6,8,9 | sort | tr '\n' '|')" \
 		",none,read,1048576,,50,sendfile,sendfile|,none,read,1048576,,50,write,write|$rate,none,read,1048576,,30,sendfile,sendfile|$rate,none,read,1048576,,30,write,write|" \
 		"the turns CSV's arms"
@@ -912,11 +920,12 @@ test_matrix_turns_give_the_verdict_at_each_rate() {
 	return 0
 }
 
-# turns_row RATE ARM DEMAND LOAD MBS AGAINST VERDICT CARRIED PCT LO HI: a turns CSV row, separate, read, -b 1048576.
+# turns_row RATE ARM DEMAND LOAD MBS AGAINST VERDICT CARRIED PCT LO HI: a turns CSV row, separate,
+# read, -b 1048576, of the sender (TURNS_END: another end).
 turns_row() {
 	local against=${6:-} cmp=
 	[ -z "$against" ] || cmp="$against,$7,$8,20,1,$9,${10},${11},5.0,-1.0,9.0,1.000,0.500,1.500"
-	echo "$1,separate,read,1048576,,100,3.0,$2,$2,30,$5,$4,$3,$4,${cmp:-,,,,1,,,,,,,,,}"
+	echo "$1,separate,read,1048576,,100,3.0,$2,$2,30,$5,$4,$3,$4,${cmp:-,,,,1,,,,,,,,,},${TURNS_END:-sender}"
 }
 
 # turns_verdict: zc-report of $T's CSVs, and its verdict from the turns at
@@ -953,6 +962,29 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
     send       0.990 us/KB  load  19.8%    104.7 MB/s  costs +10.0% [+4.2, +15.1]: the slowdown carries it (the kernel's view +5.0% [-1.0, +9.0])
     uring      1.200 us/KB  load  24.0%    104.8 MB/s  costs +33.3% [+30.1, +36.0]: the kernel's view carries it, +5.0% [-1.0, +9.0]
     zerocopy   1.500 us/KB  load  30.0%     90.0 MB/s  not resolved (+40.5% [-2.0, +80.0]); reached 86% of the rate"
+	# The receiver's rows (the far end's meter over the same slots) and both
+	# ends' sum follow the sender's, in that order whatever the CSV's; a
+	# receiver without a meter (one host) has no rows in the verdict.
+	{
+		echo "$TURNS_HEADER"
+		TURNS_END=both turns_row 104857600 write 3.050 "" 104.8 send same "" 1.7 -2.0 4.1
+		TURNS_END=receiver turns_row 104857600 send 2.000 20.0 104.7
+		TURNS_END=receiver turns_row 104857600 write 2.100 21.0 104.8 send differs slowdown 5.0 1.0 9.0
+		turns_row 104857600 write 0.900 18.0 104.8
+		turns_row 104857600 send 0.990 19.8 104.7 write differs slowdown 10.0 4.2 15.1
+		TURNS_END=both turns_row 104857600 send 2.990 "" 104.7
+		TURNS_END=receiver turns_row 104857600 splice "" "" 104.7 | sed 's/,read,/,trunc,/'
+	} >"$T/zc-matrix-turns.csv"
+	expect_eq "$(turns_verdict)" \
+		"  placement separate, zcs -m read, -b 1048576: 20 blocks of 1 cycle of 100 ms slots
+    write      0.900 us/KB  load  18.0%    104.8 MB/s  cheapest
+    send       0.990 us/KB  load  19.8%    104.7 MB/s  costs +10.0% [+4.2, +15.1]: the slowdown carries it (the kernel's view +5.0% [-1.0, +9.0])
+   the receiver (the far end's meter, over the same slots): 20 blocks
+    send       2.000 us/KB  load  20.0%    104.7 MB/s  cheapest
+    write      2.100 us/KB  load  21.0%    104.8 MB/s  costs +5.0% [+1.0, +9.0]: the slowdown carries it (the kernel's view +5.0% [-1.0, +9.0])
+   both ends (the sender's and the receiver's us/KB added): 20 blocks
+    send       2.990 us/KB    104.7 MB/s  cheapest
+    write      3.050 us/KB    104.8 MB/s  the same within +-4.1% (+1.7% [-2.0, +4.1])" "each end's verdict and the sum's: $(cat "$T/report")"
 	expect_eq "$(sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s): the transmit/,$p' "$T/report" | grep '^  ')" \
 		"  placement separate, zcs -m trunc:
     send -b 1048576        1.000 us/KB  load  20.0%  cheapest
