@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <time.h>
@@ -116,20 +117,56 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
-/* Process pid is this process's parent, or its parent's, and so on (init aside). */
-static int is_ancestor(pid_t pid)
+/* Process pid is process of's parent, or its parent's, and so on (init aside). */
+static int is_ancestor_of(pid_t pid, pid_t of)
 {
-	for (pid_t p = getppid(); p > 1; p = parent_of(p))
+	for (pid_t p = parent_of(of); p > 1; p = parent_of(p))
 		if (p == pid)
 			return 1;
 	return 0;
 }
 
-int hostlock_inside(pid_t holder)
+/* The hold's relation, from process me: holder is its ancestor, or was started by it or one of them. */
+static int inside_from(pid_t me, pid_t holder)
 {
 	pid_t started_by = parent_of(holder);
 
-	return is_ancestor(holder) || started_by == getpid() || (started_by > 1 && is_ancestor(started_by));
+	return is_ancestor_of(holder, me) || started_by == me ||
+	       (started_by > 1 && is_ancestor_of(started_by, me));
+}
+
+/*
+ * HOSTLOCK_INSIDE_ENV, "BOOT_ID:PID": the process that started this one
+ * through another way in (ssh to this host) runs inside the hold; it counts
+ * on this boot only.
+ */
+static pid_t inside_by_word(void)
+{
+	const char *v = getenv(HOSTLOCK_INSIDE_ENV), *colon;
+	char boot[64] = "";
+	FILE *f;
+	long pid;
+
+	if (!v || !(colon = strrchr(v, ':')) || (size_t)(colon - v) >= sizeof(boot))
+		return 0;
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (!f)
+		return 0;
+	if (!fgets(boot, sizeof(boot), f))
+		boot[0] = 0;
+	fclose(f);
+	boot[strcspn(boot, "\n")] = 0;
+	if (strlen(boot) != (size_t)(colon - v) || strncmp(boot, v, colon - v) != 0)
+		return 0;
+	pid = strtol(colon + 1, NULL, 10);
+	return pid > 1 && pid < INT_MAX ? (pid_t)pid : 0;
+}
+
+int hostlock_inside(pid_t holder)
+{
+	pid_t word = inside_by_word();
+
+	return inside_from(getpid(), holder) || (word && inside_from(word, holder));
 }
 
 /*

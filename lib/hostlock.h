@@ -61,4 +61,12 @@ long hostlock_wait_secs(char *err, size_t errlen);
  */
 int hostlock_inside(pid_t holder);
 
+/*
+ * A process started on this host another way than as a child (through ssh
+ * to it, as zc-matrix starts the far end when that is this machine) runs
+ * inside the hold of the one this names, "BOOT_ID:PID": as if PID were its
+ * parent, on the boot of that id alone.
+ */
+#define HOSTLOCK_INSIDE_ENV "ZC_METER_INSIDE"
+
 #endif

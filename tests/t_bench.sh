@@ -363,44 +363,106 @@ test_matrix_remote_runs_zcs_through_a_command() {
 		fail "no report of the rounds measured: $(cat "$T/table")"
 }
 
-# The same through a real sshd on 127.0.0.1, with a key made for the test.
-test_matrix_remote_over_ssh() {
-	local key port sshd
-	[ "$(id -u)" = 0 ] || skip "needs root (sshd)"
+# far_host_sshd: the far host as a user has it: an OpenSSH server of the
+# test's own in $NS_B (two_hosts), on 10.251.0.2 and a port of its own, its
+# own config and host key, and a key made for the test, key-only. Sets
+# SSH_CMD (the ssh command that logs in there) and SSHD_PID.
+far_host_sshd() {
+	local sshd port key=$T/key
 	sshd=$(command -v sshd || echo /usr/sbin/sshd)
 	[ -x "$sshd" ] && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
 		skip "openssh-server is not installed (apt-get install openssh-server)"
-	key=$T/key
 	ssh-keygen -q -t ed25519 -N '' -f "$key"
 	ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
 	cp "$key.pub" "$T/authorized_keys"
 	port=$(free_port)
-	cat >"$T/sshd_config" <<EOF
-ListenAddress 127.0.0.1
-Port $port
-HostKey $T/host_key
-AuthorizedKeysFile $T/authorized_keys
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-StrictModes no
-UsePAM no
-PidFile $T/sshd.pid
-EOF
+	printf '%s\n' "ListenAddress 10.251.0.2" "Port $port" "HostKey $T/host_key" \
+		"AuthorizedKeysFile $T/authorized_keys" "PasswordAuthentication no" \
+		"KbdInteractiveAuthentication no" "PermitRootLogin prohibit-password" "StrictModes no" \
+		"UsePAM no" "PidFile $T/sshd.pid" >"$T/sshd_config"
 	mkdir -p /run/sshd
-	"$sshd" -D -e -f "$T/sshd_config" 2>"$T/sshd.err" &
-	started $!
-	wait_until 5 eval '(exec 3<>/dev/tcp/127.0.0.1/'"$port"') 2>/dev/null' || fail "sshd did not start: $(cat "$T/sshd.err")"
-	(cd "$T" && bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --modes sendfile --placements none \
-		--rounds 1 --loops 5 --out "$T/out" --remote-dir "$T" \
-		--remote "ssh -p $port -i $key -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@127.0.0.1") \
-		>"$T/table" 2>"$T/err" || fail "zc-matrix over ssh failed: $(cat "$T/err")"
-	grep -q "^# ssh -p $port .* root@127.0.0.1 $ROOT/zcs -d -p [0-9]* -t 3600 -J -c -T $TARE -m read  (in $T)\$" "$T/table" ||
+	ip netns exec "$NS_B" "$sshd" -D -e -f "$T/sshd_config" 2>"$T/sshd.err" &
+	SSHD_PID=$!
+	started "$SSHD_PID"
+	wait_until 5 eval 'ip netns exec "$NS_A" bash -c "exec 3<>/dev/tcp/10.251.0.2/'"$port"'" 2>/dev/null' ||
+		fail "sshd did not start: $(cat "$T/sshd.err")"
+	SSH_CMD="ssh -p $port -i $key -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@10.251.0.2"
+}
+
+# far_running: what runs in $NS_B besides sshd (the far host's zc), one a line.
+far_running() {
+	local p
+	for p in $(ip netns pids "$NS_B"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = sshd ] ||
+			{ tr '\0' ' ' <"/proc/$p/cmdline"; echo; } 2>/dev/null || true
+	done
+}
+
+# far_matrix_in_background OUT ARGS...: zc-matrix in its own session in
+# $NS_A, zcs on the far host through ssh, into $T/OUT; sets MATRIX_PID once
+# it has measured a run.
+far_matrix_in_background() {
+	local o=$1
+	shift
+	setsid bash -c 'cd "$1" && exec ip netns exec "$2" bash "$3/scripts/zc-matrix" "${@:4}"' sh "$T" "$NS_A" "$ROOT" \
+		"${QUICK_METER[@]}" --modes sendfile --placements none --loops 5 --rounds 1000 --remote-dir "$T/far" \
+		--remote "$SSH_CMD" --out "$T/$o" "$@" >"$T/$o.table" 2>"$T/$o.err" &
+	MATRIX_PID=$!
+	started "$MATRIX_PID"
+	wait_until 60 eval '[ "$({ wc -l <"$T/'"$o"'/zc-matrix-runs.csv"; } 2>/dev/null || echo 0)" -ge 2 ]' ||
+		fail "the run measured nothing: $(cat "$T/$o.err")"
+}
+
+# The ssh path that carries every two-host run, through a real sshd on the
+# far host: the far host calibrates its meter, the far zcs are started and
+# stopped, their summaries come back, the turns go to the far zcs (zcc -E)
+# and its rows are in the turns CSV; nothing is left running there after
+# the run, after a SIGTERM, or after the far sshd is killed mid-run.
+test_matrix_remote_over_ssh() {
+	local began
+	two_hosts
+	far_host_sshd
+	mkdir "$T/far"
+	(cd "$T" && exec ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --turns 1 \
+		--modes sendfile,write --placements none --loops 5 --rounds 1 --remote-dir "$T/far" \
+		--remote "$SSH_CMD" --out "$T/out") >"$T/table" 2>"$T/err" || fail "zc-matrix over ssh failed: $(cat "$T/err")"
+	grep -q "^# the far end: $ROOT/zcs -C in $T/far: calibrated OK\\.  [0-9]* loops/sec\$" "$T/table" ||
+		fail "no calibration on the far end: $(cat "$T/table")"
+	[ -s "$T/far/counts_per_sec" ] || fail "no counts_per_sec on the far end"
+	grep -qF "# one host: the far end ($SSH_CMD) is this machine" "$T/table" || fail "no one-host line: $(cat "$T/table")"
+	grep -qF "# $SSH_CMD $ROOT/zcs -d -p " "$T/table" && grep -q -- " -t 3600 -J -c -T $TARE -m read  (in $T/far)\$" "$T/table" ||
 		fail "no zcs -c over ssh: $(cat "$T/table")"
-	expect_receiver_figures
-	# Every zcs the run started over ssh has stopped.
-	wait_until 5 eval '! pgrep -f -- "zcs -d -p [0-9]* -t 3600 -J" >/dev/null' ||
-		fail "a zcs outlived the run: $(pgrep -af -- 'zcs -d -p')"
+	grep -q "^# $ROOT/zcc -J -c -T 0 -E -m sendfile,write -A 100 -b 1048576 -s 10.251.0.2 " "$T/table" ||
+		fail "no turns to the far zcs: $(grep zcc "$T/table")"
+	sed 1d "$T/out/zc-matrix-runs.csv" | awk -F, '{ exit !($10 > 0 && $21 > 0 && $22 > 0 && $25 > 0 && $26 > 0) }' ||
+		fail "no receiver figures in the runs CSV: $(cat "$T/out/zc-matrix-runs.csv")"
+	expect_eq "$(awk -F, '{ print $8 "," $29 }' "$T/out/zc-matrix-turns.csv" | sort | tr '\n' '|')" \
+		"arm,end|sendfile,receiver|sendfile,sender|write,receiver|write,sender|" "the turns CSV's rows"
+	grep -q '^Verdict at full speed, from the turns' "$T/table" || fail "no verdict: $(cat "$T/table")"
+	wait_until 5 eval '[ -z "$(far_running)" ]' || fail "left running on the far host: $(far_running)"
+	# SIGTERM mid-run: the far zcs stop with it.
+	far_matrix_in_background out2
+	kill -TERM "$MATRIX_PID"
+	wait_until 10 eval '[ -z "$(far_running)" ] && ! pgrep -s '"$MATRIX_PID"' >/dev/null' ||
+		fail "still running 10 s after SIGTERM: far: $(far_running); here: $(pgrep -a -s "$MATRIX_PID")"
+	wait "$MATRIX_PID" 2>/dev/null || true
+	grep -q "^zc-matrix: stopped early: what it measured is in $T/out2/zc-matrix-runs.csv" "$T/out2.err" ||
+		fail "no word of the stop: $(cat "$T/out2.err")"
+	# The far sshd killed mid-run, its sessions too: the run ends in one
+	# line, with what it measured kept, and nothing of zc is left there.
+	far_matrix_in_background out3
+	began=$SECONDS
+	for p in $(ip netns pids "$NS_B"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" != sshd ] || kill -9 "$p" 2>/dev/null || true
+	done
+	wait_until 30 eval '! kill -0 '"$MATRIX_PID"' 2>/dev/null' || fail "zc-matrix still running 30 s after the far sshd died"
+	wait "$MATRIX_PID" && fail "the far sshd died, and zc-matrix passed"
+	expect_match "$(grep '^zc-matrix: ' "$T/out3.err" | grep -v -e '^zc-matrix: warning' -e '^zc-matrix: stopped early' | head -n 1)" \
+		"^zc-matrix: .*the runs measured so far are in $T/out3/zc-matrix-runs.csv\$"
+	[ "$(sed 1d "$T/out3/zc-matrix-runs.csv" | wc -l)" -ge 1 ] || fail "no runs kept"
+	wait_until 5 eval '[ -z "$(far_running)" ] && ! pgrep -s '"$MATRIX_PID"' >/dev/null' ||
+		fail "left running after the far sshd died: far: $(far_running); here: $(pgrep -a -s "$MATRIX_PID")"
+	echo "# the run ended $((SECONDS - began)) s after the far sshd died: $(grep '^zc-matrix: ' "$T/out3.err" | grep -v '^zc-matrix: warning' | head -n 1)"
 }
 
 # --table 2001: the 2001 study's rows and columns after the report, from the

@@ -200,6 +200,71 @@ static void a_hold_lets_in_what_runs_inside_it_and_no_other(void)
 	unlink(path);
 }
 
+/* What an outside process (reparented away from this one) says as it takes the meter: "taken", or why not. */
+static void take_outside(const char *path, const char *inside_word, char *got, size_t len)
+{
+	int fds[2], st;
+	pid_t kid;
+
+	CHECK(pipe(fds) == 0);
+	fflush(NULL);
+	kid = fork();
+	if (kid == 0) {
+		pid_t middle = getpid(), g = fork();
+
+		if (g == 0) {
+			char err[512] = "";
+			int kfd = -1;
+
+			for (int i = 0; i < 200 && getppid() == middle; i++)
+				usleep(10000);
+			if (inside_word)
+				setenv(HOSTLOCK_INSIDE_ENV, inside_word, 1);
+			if (hostlock_take(path, &kfd, 0, NULL, err, sizeof(err)) == 0)
+				strcpy(err, "taken");
+			if (write(fds[1], err, strlen(err)) < 0)
+				_exit(3);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	CHECK(waitpid(kid, &st, 0) == kid);
+	close(fds[1]);
+	memset(got, 0, len);
+	CHECK(read(fds[0], got, len - 1) > 0);
+	close(fds[0]);
+}
+
+/*
+ * A process that is not the holder's, started another way (ssh to this
+ * host), is inside the hold when ZC_METER_INSIDE names this boot and a
+ * process inside it; another boot's id, or none, leaves it outside.
+ */
+static void a_word_from_inside_lets_in_a_process_started_another_way(void)
+{
+	static const char REFUSED[] = "another meter is running on this host: pid ";
+	char path[64], err[512], got[1024], word[128], boot[64] = "";
+	int fd = -1;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	CHECK(f && fgets(boot, sizeof(boot), f));
+	if (f)
+		fclose(f);
+	boot[strcspn(boot, "\n")] = 0;
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	CHECK(hostlock_hold(path, &fd, 0, NULL, err, sizeof(err)) == 0);
+	snprintf(word, sizeof(word), "%s:%d", boot, (int)getpid());
+	take_outside(path, word, got, sizeof(got));
+	CHECK_STR(got, "taken");
+	snprintf(word, sizeof(word), "00000000-0000-0000-0000-000000000000:%d", (int)getpid());
+	take_outside(path, word, got, sizeof(got));
+	CHECK(strncmp(got, REFUSED, strlen(REFUSED)) == 0);
+	take_outside(path, NULL, got, sizeof(got));
+	CHECK(strncmp(got, REFUSED, strlen(REFUSED)) == 0);
+	close(fd);
+	unlink(path);
+}
+
 /* ZC_METER_WAIT: unset, the default; a number of seconds; anything else an error naming it. */
 static void the_wait_comes_from_zc_meter_wait(void)
 {
@@ -259,6 +324,7 @@ int main(void)
 	RUN(a_second_meter_waits_for_the_first_and_says_who);
 	RUN(a_wait_that_runs_out_says_so);
 	RUN(a_hold_lets_in_what_runs_inside_it_and_no_other);
+	RUN(a_word_from_inside_lets_in_a_process_started_another_way);
 	RUN(the_wait_comes_from_zc_meter_wait);
 	RUN(a_link_or_a_fifo_is_refused);
 	rmdir(dir);
