@@ -137,9 +137,15 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 
 # The results tables on loopback, at full speed and then every method at one
 # rate; BENCH_ARGS passes options to scripts/zc-matrix (--rate none: full
-# speed only).
+# speed only). REMOTE='ssh user@host' runs them between two hosts, zcs on
+# the far one through that command, both ends metered; REMOTE_DIR is where
+# zc is built there (its zcs, and its counts_per_sec).
+export REMOTE REMOTE_DIR
 bench: $(PROGS)
-	@bash scripts/zc-matrix --rate auto $(BENCH_ARGS)
+	@if [ -n "$$REMOTE_DIR" ] && [ -z "$$REMOTE" ]; then \
+		echo "make bench: REMOTE_DIR=$$REMOTE_DIR needs REMOTE, the command that reaches the far host ('ssh user@host')" >&2; exit 2; fi
+	+@bash scripts/zc-matrix --rate auto $${REMOTE:+--remote "$$REMOTE"} \
+		$${REMOTE_DIR:+--remote-dir "$$REMOTE_DIR" --remote-zcs "$$REMOTE_DIR/zcs"} $(BENCH_ARGS)
 
 install: $(PROGS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
