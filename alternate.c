@@ -40,8 +40,10 @@ void alt_setup(struct alternation *alt, const struct send_mode *const *modes, un
 	alt->debug = c->debug;
 	/* -R: the socket is paced once, by the arm that connects it. */
 	others.rate = 0;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		tx_sender_setup(&alt->arms[i], modes[i], i == 0 ? c : &others);
+		alt->errqueue_arms += modes[i]->errqueue;
+	}
 	alt->current = &alt->arms[0];
 	alt->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
 	{
@@ -132,6 +134,16 @@ static void begin_slot(struct alternation *alt, uint64_t now)
 		shuffle(alt);
 	alt->cur = alt->order[alt->at++];
 	alt->current = &alt->arms[alt->cur];
+	/*
+	 * The kernel numbers a socket's MSG_ZEROCOPY sends, whichever arm made
+	 * them, and its completions come on the one error queue: an arm that
+	 * reads it hands over with its own completions read, lest the next take
+	 * them (another that reads it may come next but one), and the next
+	 * numbers on from the socket's count.
+	 */
+	if (before != alt->current && before->mode->errqueue && alt->errqueue_arms > 1)
+		before->mode->finish(before);
+	alt->current->next_id = before->next_id;
 	alt->current->sent = before->sent;
 	alt->current->calls = before->calls;
 	alt->slot_start_ns = now;
@@ -206,18 +218,23 @@ struct sender *alt_turn(void *arg)
 	return alt->current;
 }
 
+void alt_settle(struct alternation *alt)
+{
+	for (unsigned i = 0; i < alt->n_arms; i++) {
+		struct sender *a = &alt->arms[i];
+
+		if (a != alt->current && a->mode->finish)
+			a->mode->finish(a);
+	}
+}
+
 void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied)
 {
 	uint64_t sends = 0, copied = 0;
 
 	for (unsigned i = 0; i < alt->n_arms; i++) {
-		struct sender *a = &alt->arms[i];
-
-		/* zcs has closed: every byte was acknowledged, and every buffer is due back. */
-		if (a != alt->current && a->mode->finish)
-			a->mode->finish(a);
-		sends += a->zc_sends;
-		copied += a->zc_copied;
+		sends += alt->arms[i].zc_sends;
+		copied += alt->arms[i].zc_copied;
 	}
 	*zc_sends = sends;
 	*zc_copied = copied;

@@ -27,6 +27,7 @@ struct alternation {
 	unsigned n_arms;
 	struct sender arms[ALT_MAX_ARMS];
 	struct sender *current;		/* the arm sending now; what a stop signal counts */
+	unsigned errqueue_arms;		/* arms that read the socket's error queue (MSG_ZEROCOPY) */
 	long slot_ms;
 	int debug;
 	struct meter *meter;		/* -c; NULL */
@@ -62,9 +63,13 @@ void alt_start(struct alternation *alt, struct meter *m);
 /* tx_send_stream_turns's turn: the arm that sends the next file. */
 struct sender *alt_turn(void *alt);
 /*
- * After zcs closed (or -W ran out): the arms other than the last to send get
- * their last completions; the zero-copy sends of all, summed.
+ * After the stream, before the wait for zcs's close: the arms other than the
+ * last to send take their last completions (their sends are a slot old or
+ * more; a completion left on the error queue would wake that wait, whose
+ * read then blocked past -W).
  */
+void alt_settle(struct alternation *alt);
+/* After zcs closed (or -W ran out): the zero-copy sends of all arms, summed. */
 void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied);
 /* Every arm's buffers, and the socket, once; the slots stay for the report. */
 void alt_close(struct alternation *alt);

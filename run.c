@@ -107,6 +107,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		/* -E: zcs is of this suite, and takes the slot table after the stream. */
 		if (s->exchange)
 			alt_send_table(alt);
+		alt_settle(alt);
 	} else {
 		tx_send_stream(snd, &plan, files, n_files, s->debug);
 	}

@@ -166,6 +166,45 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 		}' || fail "$(grep -o '"comparisons".*"slots"' <<<"$out")"
 }
 
+# Two MSG_ZEROCOPY arms share the socket's error queue and the kernel's
+# count of its sends: each hands over with its completions read, the next
+# numbering on. They failed "the kernel completed no MSG_ZEROCOPY send within
+# 3 s (-W)", every time. Every byte in order, every send completed (all
+# copied over loopback).
+test_turns_of_two_msg_zerocopy_arms_complete_every_send() {
+	local out n
+	make_files "$T/f"
+	uring_or_skip uring-zc
+	stream_matches_encoding 4 "$T/f" -m zerocopy,zerocopy -A 20 -W 3 -R 50m
+	stream_matches_encoding 4 "$T/f" -m zerocopy,uring-zc,zerocopy -A 20 -W 3 -R 50m
+	start_zcs
+	out=$("$ROOT/zcc" -m zerocopy,zerocopy -A 20 -n 200 -W 3 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
+		fail "zcc failed: $out"
+	n=$(echo "$out" | sed -n '1s/.*, zerocopy 0 of \([0-9]*\) sends (kernel copied \([0-9]*\)).*/\1 \2/p')
+	[ -n "$n" ] || fail "no zero-copy count: $(echo "$out" | head -n 1)"
+	set -- $n
+	[ "$1" -gt 0 ] && [ "$1" = "$2" ] || fail "zerocopy 0 of $1 sends, kernel copied $2"
+}
+
+# A receiver that reads the stream and then holds the connection open: -W
+# bounds the wait for its close whichever arm sent last, a zero-copy arm's
+# completions on the error queue notwithstanding (the wait blocked in
+# read() for 20 s and more at -W 2).
+test_turns_with_a_zero_copy_arm_wait_W_for_the_close() {
+	local began took arms
+	make_files "$T/f"
+	for arms in send,zerocopy zerocopy,send; do
+		start_capture -H 0 "$T/wire"
+		began=$(date +%s%N)
+		"$ROOT/zcc" -m "$arms" -A 20 -n 30 -W 2 -s 127.0.0.1 -p "$CAPTURE_PORT" "$T"/f/* >"$T/out" 2>"$T/err" &&
+			fail "zcc passed against a receiver that never closed"
+		took=$((($(date +%s%N) - began) / 1000000))
+		expect_match "$(tail -n 1 "$T/err")" "^zcc: zcs did not close the connection within 2 s of the last byte"
+		[ "$took" -lt 6000 ] || fail "-m $arms: zcc ended $took ms after it began, at -W 2"
+		kill "$CAPTURE_PID" 2>/dev/null || true
+	done
+}
+
 # zcc -E's turns: zcs follows the slots by their offsets in the stream and
 # gives each arm its figures, with the same estimator and form as zcc's
 # (-J's "turns"), and answers zcc, which prints them as the receiver's; the

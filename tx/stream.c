@@ -185,12 +185,18 @@ int tx_stream_await_close(struct sender *snd, long wait_secs)
 			err(1, "poll");
 		if (rc == 0)
 			continue;
-		n = read(snd->sock, sink, sizeof(sink));
+		/*
+		 * Not blocking: poll() says POLLERR too for what waits on the error
+		 * queue (a zero-copy completion), which read() does not take.
+		 */
+		n = recv(snd->sock, sink, sizeof(sink), MSG_DONTWAIT);
 		if (n == 0)
 			return 0;
 		if (n > 0 && snd->keep_answer)
 			keep_answer(snd, sink, n);
-		if (n < 0 && errno != EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			poll(NULL, 0, 1);
+		else if (n < 0 && errno != EINTR)
 			tx_die_sending(snd, "read");
 	}
 }

@@ -90,6 +90,7 @@ struct send_mode {
 	int queued;		/* -q sets how many chunks, each in its buffer, are in flight */
 	enum net_io io;		/* how the headers (and a copying mode's data) are written */
 	int counts_copies;	/* the kernel says which sends it copied after all */
+	int errqueue;		/* MSG_ZEROCOPY: its completions come on the socket's error queue */
 	unsigned uring_op;	/* the uring modes' send: IORING_OP_SEND or _SEND_ZC; else 0 */
 	int datagram;		/* -u: sends datagrams, a batch of one file's at a time */
 	int gso;		/* -u: a batch is one UDP_SEGMENT send, cut by the kernel */

@@ -511,7 +511,7 @@ const struct send_mode tx_dgram_gso_zerocopy = {
 	.name = "gso-zerocopy", .send_stream = send_stream_datagrams, .await_end = await_ack,
 	.setup = setup_datagrams, .connected = connected_zerocopy,
 	.finish = finish_gso_zerocopy, .chunked = 1, .queued = 1, .io = NET_IO_SEND,
-	.counts_copies = 1, .datagram = 1, .gso = 1, .send_datagrams = send_datagrams_gso_zerocopy
+	.counts_copies = 1, .errqueue = 1, .datagram = 1, .gso = 1, .send_datagrams = send_datagrams_gso_zerocopy
 };
 /* SEND_ZC needs no SO_ZEROCOPY: io_uring brings its own notification. */
 const struct send_mode tx_dgram_uring = {

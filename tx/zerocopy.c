@@ -234,4 +234,4 @@ const struct send_mode tx_zerocopy = { .name = "zerocopy", .send_stream = tx_str
 				       .connected = tx_zc_connected,
 				       .send_data = send_data_zerocopy, .finish = finish_zerocopy,
 				       .chunked = 1, .queued = 1, .io = NET_IO_SEND,
-				       .counts_copies = 1 };
+				       .counts_copies = 1, .errqueue = 1 };
