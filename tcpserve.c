@@ -52,6 +52,7 @@ struct conn {
 	struct netstat host_at, host;	/* the host's ACK and corking counters: at accept, and its window */
 	int first_seen;		/* the stream's first bytes were looked at for the opening exchange */
 	int exchanged;		/* zcc -E: they were, and answered */
+	int exchange_counted;	/* as the last bytes that came, for -W */
 	struct meter *m;	/* -c's */
 	struct follow follow;	/* with the exchange: the meter along the stream, for zcc's turns */
 	uint64_t table_bytes;	/* the slot table's, which came after the stream */
@@ -281,6 +282,11 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 			}
 		}
 		n = c.r.buf ? s->mode->receive(&c.r) : await_first_data(&c, s, idle_left);
+		/* The exchange's bytes came: -W counts from them. */
+		if (!c.r.buf && c.exchanged && !c.exchange_counted) {
+			c.exchange_counted = 1;
+			last_data = timing_now_ns();
+		}
 		/* Count first: a read the tick cut short returns what had arrived by then. */
 		if (n > 0) {
 			bytes += n;

@@ -172,7 +172,7 @@ int net_exchange_answer(int fd, long wait_ms)
 	uint64_t deadline = timing_now_ns() + (uint64_t)wait_ms * 1000000;
 	char got[NET_EXCHANGE_BYTES];
 	size_t done;
-	ssize_t n;
+	ssize_t n, had = 0;
 
 	/*
 	 * A stream of 2001 differs at its first byte (a loop count's high byte);
@@ -193,6 +193,11 @@ int net_exchange_answer(int fd, long wait_ms)
 			return 0;
 		if (n == (ssize_t)sizeof(got))
 			break;
+		/* -W counts from the last bytes that came. */
+		if (n > had) {
+			had = n;
+			deadline = timing_now_ns() + (uint64_t)wait_ms * 1000000;
+		}
 		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
 			return 0;
 		if (timing_now_ns() >= deadline) {

@@ -228,8 +228,8 @@ int net_exchange_ask(int fd, long wait_secs, char *why, size_t why_len);
 /*
  * zcs: if the stream's first bytes are NET_EXCHANGE, take them and answer:
  * 1; 0 if they are not (nothing taken); -1 with errno if the socket failed,
- * or EAGAIN if wait_ms passed (each wait of SO_RCVTIMEO at most) before 4
- * bytes or the end came.
+ * or EAGAIN if wait_ms passed (each wait of SO_RCVTIMEO at most) since the
+ * last of them came, before 4 bytes or the end came.
  */
 int net_exchange_answer(int fd, long wait_ms);
 

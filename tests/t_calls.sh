@@ -146,6 +146,29 @@ test_E_in_pieces_is_answered() {
 		"true 8 true" "zcs's reading of it"
 }
 
+# -W counts from the last bytes that came while zcs looks for the exchange
+# too: "z", "c", "E", "X" 1.2 s apart at -W 3 are answered (they were
+# closed after 3.02 s, no exchange), and the stream after them is read.
+test_E_a_byte_at_a_time_within_W_is_answered() {
+	local answer c
+	need_python
+	start_zcs -J -W 3
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+	for c in z c E X; do
+		sleep 1.2
+		printf '%s' "$c" >&3
+	done
+	read -r -t 5 -N 4 answer <&3 || fail "no answer: '$answer'"
+	sleep 1.2
+	{ u32be 1; u32be 0; } >&3
+	exec 3>&-
+	expect_eq "$answer" "zcEX" "zcs's answer"
+	wait_summaries 1
+	zcs_summaries >"$T/zcs.json"
+	expect_eq "$(jget "$T/zcs.json" result.exchange) $(jget "$T/zcs.json" result.bytes) $(jget "$T/zcs.json" result.complete) $(jget "$T/zcs.json" result.idle_closed)" \
+		"true 8 true false" "zcs's reading of it"
+}
+
 # A stream of 2001 whose first bytes begin as the exchange's do ("zcE" and
 # then not "X": a loop count of 2,053,326,080) is a stream: zcs takes none
 # of it for an exchange and answers nothing; it reads the loop count and
