@@ -320,6 +320,26 @@ test_matrix_stops_within_a_second_of_SIGTERM() {
 		fail "no word of the stop: $(cat "$T/e1")"
 }
 
+# What zc-matrix is given to read, write and reach is checked before it
+# waits for the host's meter or calibrates, each with a line naming it.
+test_matrix_checks_files_out_host_and_remote_before_the_meter() {
+	local args
+	: >"$T/afile"
+	mkdir "$T/empty"
+	for args in "--files $T/none|--files '$T/none': not a directory" \
+		"--files $T/empty|--files '$T/empty': no regular file in it with anything to send" \
+		"--out $T/afile|--out '$T/afile': it exists and is not a directory" \
+		"--host no-such-host.invalid|--host 'no-such-host.invalid': it has no address (getent ahosts)"; do
+		(cd "$T" && bash "$ROOT/scripts/zc-matrix" ${args%%|*}) >"$T/out" 2>"$T/err" && fail "${args%%|*} passed"
+		expect_eq "$(cat "$T/err")" "zc-matrix: ${args#*|}" "${args%%|*}"
+		[ ! -s "$T/out" ] || fail "${args%%|*}: it began: $(cat "$T/out")"
+	done
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --remote "false" --host 127.0.0.1) >"$T/out" 2>"$T/err" &&
+		fail "an unreachable far end passed"
+	expect_eq "$(cat "$T/err")" "zc-matrix: the far end (false) cannot be reached: it exited non-zero"
+	[ ! -e "$T/counts_per_sec" ] || fail "it calibrated first"
+}
+
 # --remote CMD starts zcs through CMD (here ip netns exec, from the other
 # namespace), reads its summaries back through it, and adds the receiver's
 # meter; a far end that cannot be reached, or prints something else than
@@ -340,7 +360,7 @@ test_matrix_remote_runs_zcs_through_a_command() {
 	# A far end that is not there.
 	! remote_matrix --remote "ip netns exec zc-none-$$" --host 10.251.0.2 || fail "no namespace, and zc-matrix passed"
 	expect_eq "$(wc -l <"$T/err")" 1 "lines on stderr: $(cat "$T/err")"
-	expect_match "$(cat "$T/err")" "^zc-matrix: the far end \\(ip netns exec zc-none-$$\\) could not calibrate its meter: .*zc-none-$$"
+	expect_match "$(cat "$T/err")" "^zc-matrix: the far end \\(ip netns exec zc-none-$$\\) cannot be reached: .*zc-none-$$"
 	# A far end that says something of its own on stdout, as a login banner would.
 	printf '#!/bin/sh\necho "Welcome to the far host"\nexec "$@"\n' >"$T/banner"
 	chmod +x "$T/banner"
