@@ -1093,6 +1093,25 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
 	expect_eq "$(cat "$T/err")" "zc-report: $T/none.csv: cannot be read"
 }
 
+# Paths are files, whatever they hold: a '=' (awk took rate=400m/x.csv
+# for an assignment and read standard input), a backslash (awk's escapes
+# made --out 'o\tx' o<TAB>x), a leading '-' (head took it for an option).
+test_report_takes_any_path_as_a_path() {
+	mkdir "$T/rate=400m"
+	{
+		echo "$RUNS_HEADER"
+		csv_row 1 send 104857600 1.000 20.0 15.0 99.0 98.4
+		csv_row 1 write 104857600 1.100 22.0 16.0 98.0 97.0
+	} >"$T/rate=400m/zc-matrix-runs.csv"
+	(cd "$T" && bash "$ROOT/scripts/zc-report" --out 'o\tx' rate=400m/zc-matrix-runs.csv </dev/null) >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	grep -q '^Verdict at one rate' "$T/report" || fail "no verdict: $(cat "$T/report")"
+	[ -s "$T/o\tx/zc-matrix.csv" ] || fail "no cells CSV in o\\tx: $(ls "$T")"
+	(cd "$T" && bash "$ROOT/scripts/zc-report" --compare rate=400m/zc-matrix-runs.csv -dash-runs.csv) >"$T/report" 2>"$T/err" &&
+		fail "a missing CSV passed"
+	expect_eq "$(cat "$T/err")" "zc-report: ./-dash-runs.csv: cannot be read"
+}
+
 # --compare: two saved runs, cell by cell, the figures worked out by hand
 # (scripts/compare.awk's exact Mann-Whitney ranks: 1 for 4 rounds against
 # 4, 6 for 6 against 6, none for 1 against 4), and the records' differences.

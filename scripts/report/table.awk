@@ -1,6 +1,6 @@
 # table.awk: a report's table of the cells at one rate (-v want; "-": full speed), of one kind
 # (-v dg: the datagram cells), a row each with every figure and its interval, and the cells
-# CSV's rows (appended to -v csv). For zc-report, after stats.awk and runs.awk.
+# CSV's rows (appended to ENVIRON["ZC_CELLS_CSV"]). For zc-report, after stats.awk and runs.awk.
 function fig(k, f, fmt,   s) {
 	split(stats(v[k, f]), s, " ")
 	lo[f] = s[2]; hi[f] = s[3]
@@ -21,7 +21,8 @@ rate() != want { next }
 	if ($c["load_pct"] != "" && $c["kernel_pct"] != "")
 		v[key, "meter_gap_pts"] = v[key, "meter_gap_pts"] " " ($c["load_pct"] - $c["kernel_pct"])
 }
-BEGIN { nf = split(figs, f, " ") }
+# The cells CSV's path comes by the environment: -v would take its backslashes for escapes.
+BEGIN { nf = split(figs, f, " "); csv = ENVIRON["ZC_CELLS_CSV"] }
 END {
 	paced = want != "-"
 	if (heading && (paced || others))
