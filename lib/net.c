@@ -147,7 +147,10 @@ int net_exchange_ask(int fd, long wait_secs, char *why, size_t why_len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			snprintf(why, why_len, "no answer within %ld s (-W): a zcs of 2001 answers none", wait_secs);
+			snprintf(why, why_len,
+				 "no answer within %ld s (-W): a zcs of 2001 answers none, and one "
+				 "serving its -L connections answers this one only once another ends",
+				 wait_secs);
 			return -1;
 		}
 		if (n < 0) {

@@ -231,7 +231,8 @@ enum opt_status opt_parse_secs(const char *s, long min_ms, long max_ms, long *ms
 		return OPT_TRAILING;
 	if (v * 1000 > (double)max_ms)
 		return OPT_TOO_LARGE;
-	if (v * 1000 + 0.5 < (double)min_ms)
+	/* Below the least as given, not as rounded: 0.0005 s is less than 1 ms. */
+	if (v * 1000 < (double)min_ms - 1e-9)
 		return OPT_TOO_SMALL;
 	*ms = (long)(v * 1000 + 0.5);
 	return OPT_OK;

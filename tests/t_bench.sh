@@ -717,6 +717,9 @@ test_report_names_what_is_wrong_with_its_input() {
 	bad_csv 'line 3: a quoted field (zc-matrix writes none)' '"1",write,1048576,separate,read,2926.2'
 	bad_csv 'line 3: 20 fields, where the header has 44' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
 	bad_csv "line 3: mbytes_per_sec is '99999999999999999999'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,99999999999999999999,/')"
+	# At most 15 digits, sign and point aside: 16 are refused, 15 taken.
+	bad_csv "line 3: mbytes_per_sec is '1234567890123456'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,1234567890123456,/')"
+	bad_csv "line 3: mbytes_per_sec is '1234567890.123456'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,1234567890.123456,/')"
 	bad_csv "line 3: load_pct is 'nan'" "$(echo "$GOOD_ROW" | sed 's/,53\.3,/,nan,/')"
 	bad_csv "line 3: kernel_pct is 'inf'" "$(echo "$GOOD_ROW" | sed 's/,60\.7,/,inf,/')"
 	bad_csv "line 3: mode is 'sendfilez'" "$(echo "$GOOD_ROW" | sed 's/,write,/,sendfilez,/')"

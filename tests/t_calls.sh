@@ -191,7 +191,7 @@ test_E_says_when_nothing_answers() {
 	start_capture -H 0 "$T/got"
 	"$ROOT/zcc" -E -W 1 -s 127.0.0.1 -p "$CAPTURE_PORT" "$ROOT/zcc" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" \
-		"1:zcc: the opening exchange (-E) with 127.0.0.1: no answer within 1 s (-W): a zcs of 2001 answers none"
+		"1:zcc: the opening exchange (-E) with 127.0.0.1: no answer within 1 s (-W): a zcs of 2001 answers none, and one serving its -L connections answers this one only once another ends"
 	kill "$CAPTURE_PID" 2>/dev/null || true
 	wait "$CAPTURE_PID" 2>/dev/null || true
 	expect_eq "$(cat "$T/got")" "zcEX" "what the peer got"

@@ -173,6 +173,7 @@ test_t_is_checked() {
 	make_files "$T/f"
 	usage_error zcc "zcc: -t and -n both say how long to send: give one" -t 1 -n 2 -s 127.0.0.1 "$T/f/one"
 	usage_error zcc "zcc: -t '0': must be at least 0.001 s" -t 0 -s 127.0.0.1 "$T/f/one"
+	usage_error zcc "zcc: -t '0.0005': must be at least 0.001 s" -t 0.0005 -s 127.0.0.1 "$T/f/one"
 	usage_error zcc "zcc: -t '5s': trailing characters after the number" -t 5s -s 127.0.0.1 "$T/f/one"
 	usage_error zcc "zcc: -t 'soon': not a number" -t soon -s 127.0.0.1 "$T/f/one"
 	usage_error zcc "zcc: -t '86401': must be at most 86400 s" -t 86401 -s 127.0.0.1 "$T/f/one"

@@ -127,6 +127,11 @@ static void seconds_take_a_fraction_and_nothing_else(void)
 	CHECK(opt_parse_secs("0.5", 1, 86400000, &ms) == OPT_OK && ms == 500);
 	CHECK(opt_parse_secs("2.25", 1, 86400000, &ms) == OPT_OK && ms == 2250);
 	CHECK(opt_parse_secs("0.0004", 1, 86400000, &ms) == OPT_TOO_SMALL);
+	/* The least as given: half of it is refused, though it rounds up to it. */
+	CHECK(opt_parse_secs("0.0005", 1, 86400000, &ms) == OPT_TOO_SMALL);
+	CHECK(opt_parse_secs("0.0009", 1, 86400000, &ms) == OPT_TOO_SMALL);
+	CHECK(opt_parse_secs("0.001", 1, 86400000, &ms) == OPT_OK && ms == 1);
+	CHECK(opt_parse_secs("0.0015", 1, 86400000, &ms) == OPT_OK && ms == 2);
 	CHECK(opt_parse_secs("0", 1, 86400000, &ms) == OPT_TOO_SMALL);
 	CHECK(opt_parse_secs("86401", 1, 86400000, &ms) == OPT_TOO_LARGE);
 	CHECK(opt_parse_secs("", 1, 86400000, &ms) == OPT_EMPTY);

@@ -7,6 +7,8 @@ function shown(v) { return length(v) > 40 ? substr(v, 1, 40) "... (" length(v) "
 # What can never be below 0: rates, counts, shares of a whole; a load, a
 # demand or a change may be (a load measured below the idle reference).
 function never_negative(k) { return k ~ /^(mbytes_per_sec|rate_|dgrams_|calls_|loss_|copied_|mapped_|busy_|retrans_|host_)|(_pps|ints_per_sec|_per_packet|_limited_pct)$/ }
+# Its digits, sign and point aside: past 15 a double no longer holds them all.
+function digits(v) { gsub(/[^0-9]/, "", v); return length(v) }
 function listed(list, x) { return index("," list ",", "," x ",") > 0 }
 {
 	if (index($0, "\r")) bad("a carriage return (a file with CRLF line ends: zc-matrix writes LF)")
@@ -20,7 +22,7 @@ function listed(list, x) { return index("," list ",", "," x ",") > 0 }
 		else if (k == "placement") ok = listed("none,separate,same", v)
 		else if (k == "recv") ok = listed(recvs, v)
 		else if (k == "offload") ok = v == "" || v ~ /^sg:(on|off)\/tx:(on|off)$/
-		else ok = v == "" || v ~ /^-?[0-9]+(\.[0-9]+)?$/ && length(v) <= 16 && !(never_negative(k) && v < 0)
+		else ok = v == "" || v ~ /^-?[0-9]+(\.[0-9]+)?$/ && digits(v) <= 15 && !(never_negative(k) && v < 0)
 		if (!ok) bad(k " is '" shown(v) "'" (never_negative(k) && v ~ /^-/ ? ", below 0" : ""))
 	}
 }
