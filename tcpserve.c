@@ -141,7 +141,7 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 			fprintf(stderr, "zcs: %s: the opening exchange, answered\n", c->r.peer);
 		if (ex) {
 			/* zcc is of this suite: a slot table may follow the stream. */
-			follow_start(&c->follow, c->m);
+			follow_start(&c->follow, c->m, c->r.fd);
 			follow_sample(&c->follow, 0, 1);
 			c->r.rx.keep_after = 1;
 			errno = EINTR;

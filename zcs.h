@@ -77,10 +77,12 @@ void json_intervals(struct json *j, const struct intervals *iv);
 struct follow {
 	int on;			/* the opening exchange was answered: a slot table may follow */
 	struct meter *m;	/* -c's; NULL: the bytes and the time alone */
+	int fd;			/* the connection: its receive queue is counted as come */
 	int spoiled;		/* a sample failed: no load figures */
 	uint64_t period_ns;
 	struct soak_sample *s;	/* the samples, their arrays in steps and cpu_ns */
-	uint64_t *bytes;	/* the bytes received at each */
+	uint64_t *bytes;	/* the bytes come at each: read, and queued to be read */
+	uint64_t *queued;	/* of them, queued */
 	uint64_t *steps, *cpu_ns;
 	size_t n, cap;
 	size_t taken;		/* samples taken, thinned ones too */
@@ -92,9 +94,12 @@ struct follow {
 	int answered;		/* the table came, and made sense */
 };
 
-/* From the opening exchange on: the samples' store, with the meter m (may be NULL). */
-void follow_start(struct follow *f, struct meter *m);
-/* After a receive: a sample with the bytes so far, if a period has passed since the last (or force). */
+/* From the opening exchange on: the samples' store, with the meter m (may be NULL), for fd. */
+void follow_start(struct follow *f, struct meter *m, int fd);
+/*
+ * After a receive: a sample with the bytes read so far and those queued, if
+ * a period has passed since the last (or force).
+ */
 void follow_sample(struct follow *f, uint64_t bytes, int force);
 /* The slot table that followed the stream: each slot's figures from the samples. 0, or -1 with why. */
 int follow_slots(struct follow *f, const unsigned char *table, size_t len, char *why,
