@@ -225,7 +225,7 @@ test_zcs_follows_the_slots_of_zcc_turns() {
 	expect_match "$zj" '"turns":\{"slot_ms":40,"block_cycles":1,"arms":\[\{"arm":"write","mode":"write","slots":[1-9][0-9]*,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\},\{"arm":"sendfile",'
 	expect_match "$zj" '"cheapest":"(write|sendfile)","comparisons":\[\{"arm":"(write|sendfile)","against":"(write|sendfile)","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[1-9][0-9]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
 	expect_match "$zj" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[1-9][0-9]*,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\}'
-	expect_match "$zj" '"samples":[1-9][0-9]*,"sample_period_ms":2,"samples_cpu_ms":[0-9.]+\}\}$'
+	expect_match "$zj" '"samples":[1-9][0-9]*,"sample_period_ms":2,"samples_cpu_ms":[0-9.]+,"receive_queue_median_bytes":[0-9]+\}\}$'
 	# zcc: its own lines, then the receiver's, with the same slots.
 	expect_match "$(sed -n 1p <<<"$out")" "^sent $total bytes in "
 	expect_match "$(sed -n 2p <<<"$out")" '^arm write: [1-9][0-9]* slots, '
