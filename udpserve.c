@@ -54,7 +54,9 @@ struct sender {
 	uint64_t sent_datagrams, sent_bytes;	/* the END's counts */
 	int idle_closed;
 	struct rusage ru0;
+	int instrumented;	/* proven: its window and link counts taken (instrument) */
 	int metered;		/* -c: span is its window */
+	uint64_t metered_from;	/* the bytes counted before it */
 	struct hostmeter_span span;
 	int shared;		/* another sender was in its tare or its window */
 	int linked;
@@ -81,6 +83,7 @@ struct server {
 	long *ended, ended_head, n_ended;	/* ended senders' places, the longest ago first */
 	uint64_t junk;		/* datagrams that were not zc's */
 	uint64_t turned_away;	/* datagrams of senders past -L */
+	uint64_t stray_ends;	/* ENDs of senders not counted: not answered */
 	uint64_t gave_way;	/* unproven senders that gave their place to a newcomer */
 	long rcvbuf;		/* what the socket was granted */
 };
@@ -194,8 +197,8 @@ static struct sender *give_way(struct server *sv)
 	else if (sv->s->debug)
 		warnx("%s: stream %08x gave its place to a new sender", quiet->peer, quiet->stream);
 	if (quiet->metered)
-		hostmeter_span_close(sv->hm, &quiet->span, quiet->peer, quiet->count.bytes, &fig,
-				     &quiet->shared);
+		hostmeter_span_close(sv->hm, &quiet->span, quiet->peer,
+				     quiet->count.bytes - quiet->metered_from, &fig, &quiet->shared);
 	quiet->active = quiet->metered = 0;
 	index_remove(sv, quiet);
 	return quiet;
@@ -262,15 +265,29 @@ static struct sender *start_sender(struct server *sv, struct sender *d,
 	getrusage(RUSAGE_SELF, &d->ru0);
 	if (s->debug)
 		fprintf(stderr, "zcs: datagrams from %s, stream %08x\n", d->peer, stream);
+	index_add(sv, d);
+	return d;
+}
+
+/*
+ * -c's window and the link's counts (-c, -J), for a sender once it has
+ * proven itself: a burst of spoofed senders of one datagram each cost some
+ * 40 system calls and 350 us a sender with them, and honest senders lost
+ * half their datagrams behind it. Its window begins here; a sender that
+ * ends unproven has none.
+ */
+static void instrument(struct server *sv, struct sender *d)
+{
+	d->instrumented = 1;
 	if (sv->hm) {
 		d->shared = hostmeter_span_open(sv->hm, &d->span);
 		d->metered = 1;
+		d->metered_from = d->count.bytes;
 	}
-	d->linked = (sv->hm || s->json) && find_link_to(&d->link, dg->from, dg->from_len) == 0;
+	d->linked = (sv->hm || sv->s->json) &&
+		    find_link_to(&d->link, (const struct sockaddr *)&d->from, d->from_len) == 0;
 	if (d->linked)
 		link_take(&d->link, &d->link_at);
-	index_add(sv, d);
-	return d;
 }
 
 /* What a sender's summary says beyond its counts, worked out once at its end. */
@@ -287,7 +304,7 @@ static void sender_result(const struct sender *d, struct result *res)
 
 	getrusage(RUSAGE_SELF, &ru);
 	res->ns = d->end_ns - d->first_ns;
-	res->lost = dgram_count_lost(&d->count, d->ended ? d->sent_datagrams : UINT64_MAX);
+	res->lost = dgram_count_lost(&d->count, d->ended, d->sent_datagrams);
 	res->expected = d->count.distinct + res->lost;
 	res->user_secs = timing_timeval_secs(ru.ru_utime) - timing_timeval_secs(d->ru0.ru_utime);
 	res->sys_secs = timing_timeval_secs(ru.ru_stime) - timing_timeval_secs(d->ru0.ru_stime);
@@ -385,8 +402,8 @@ static void end_sender(struct server *sv, struct sender *d)
 	struct result res;
 
 	if (d->metered) {
-		metered = hostmeter_span_close(sv->hm, &d->span, d->peer, d->count.bytes, &fig,
-					       &d->shared);
+		metered = hostmeter_span_close(sv->hm, &d->span, d->peer,
+					       d->count.bytes - d->metered_from, &fig, &d->shared);
 		d->metered = 0;
 	}
 	if (d->linked)
@@ -418,6 +435,13 @@ static void answer(struct server *sv, const struct sender *d)
 		warn("%s: sending the ACK", d->peer);
 }
 
+/* The peer a datagram came from, as the lines name it. */
+static const char *dgram_peer(const struct rx_datagram *dg, char *buf, size_t len)
+{
+	net_addr_text(dg->from, dg->from_len, buf, len);
+	return buf;
+}
+
 /* A datagram that is not zc's: counted, and said the first time. */
 static void junk(struct server *sv, const struct rx_datagram *dg, const char *what)
 {
@@ -437,6 +461,7 @@ static void take(void *ctx, const struct rx_datagram *dg)
 	struct dgram_header h;
 	uint64_t bytes = 0;
 	struct sender *d;
+	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 
 	if (dgram_parse(dg->data, dg->len, &h, &bytes) < 0 || h.kind == DGRAM_ACK) {
 		junk(sv, dg, "a datagram that is not a zc sender's");
@@ -447,6 +472,19 @@ static void take(void *ctx, const struct rx_datagram *dg)
 		/* Its END again (the ACK was lost), or a datagram that came after the END. */
 		if (h.kind == DGRAM_END)
 			answer(sv, d);
+		return;
+	}
+	if (!d && h.kind == DGRAM_END) {
+		/*
+		 * An END from a sender not counted (ended, and its place given to
+		 * another since; or one whose datagrams never came): not a new
+		 * sender of none, whose ACK of 0 would tell it all were lost.
+		 */
+		if (!sv->stray_ends++ || sv->s->debug)
+			warnx("%s: an END of stream %08x, which no sender here is counting (its place "
+			      "taken since it ended, or it sent nothing else): not answered%s",
+			      dgram_peer(dg, peer, sizeof(peer)), h.stream,
+			      sv->s->debug ? "" : ", and any more said only with -d");
 		return;
 	}
 	if (!d) {
@@ -463,6 +501,8 @@ static void take(void *ctx, const struct rx_datagram *dg)
 	d->last_ns = timing_now_ns();
 	if (h.kind == DGRAM_DATA) {
 		dgram_count_add(&d->count, h.seq, dg->wire_len);
+		if (!d->instrumented && d->count.distinct >= PROVEN_DATAGRAMS)
+			instrument(sv, d);
 		return;
 	}
 	d->ended = 1;

@@ -115,9 +115,9 @@ void dgram_count_add(struct dgram_count *c, uint64_t seq, size_t len)
 	c->out_of_order++;
 }
 
-uint64_t dgram_count_lost(const struct dgram_count *c, uint64_t sent)
+uint64_t dgram_count_lost(const struct dgram_count *c, int ended, uint64_t sent)
 {
-	uint64_t expected = sent == UINT64_MAX ? c->next_seq : sent;
+	uint64_t expected = ended ? sent : c->next_seq;
 
 	return expected > c->distinct ? expected - c->distinct : 0;
 }

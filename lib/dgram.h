@@ -92,10 +92,11 @@ void dgram_count_init(struct dgram_count *c);
 void dgram_count_add(struct dgram_count *c, uint64_t seq, size_t len);
 
 /*
- * The datagrams lost: of `sent` (the END's count), or, without an END
- * (sent = UINT64_MAX), of those up to the highest number seen.
+ * The datagrams lost: with an END (ended), of `sent`, its count, whatever
+ * that is (2^64 - 1 too); without one, of those up to the highest number
+ * seen.
  */
-uint64_t dgram_count_lost(const struct dgram_count *c, uint64_t sent);
+uint64_t dgram_count_lost(const struct dgram_count *c, int ended, uint64_t sent);
 
 /*
  * A run that lost more than this share of its datagrams did less work than

@@ -73,9 +73,10 @@ bench_cleanup() {
 	# The script's exit status, for bench_on_exit.
 	bench_exit_rc=$?
 	local p
+	# Each with all its descendants: a zcc in a command substitution is a
+	# grandchild, which outlived its parent's killing and went on sending.
 	for p in "${bench_pids[@]}"; do
-		pkill -9 -P "$p" 2>/dev/null || true
-		kill -9 "$p" 2>/dev/null || true
+		bench_kill_tree "$p" || true
 		wait "$p" 2>/dev/null || true
 	done
 	if declare -F bench_on_exit >/dev/null; then

@@ -340,6 +340,35 @@ test_matrix_checks_files_out_host_and_remote_before_the_meter() {
 	[ ! -e "$T/counts_per_sec" ] || fail "it calibrated first"
 }
 
+# With --netns too, SIGTERM to the run or SIGINT to its group (Ctrl-C)
+# leaves nothing of it running: zcc, a grandchild, went on sending after
+# SIGTERM, and the far listening zcs, whose shell SIGINT ended, ignored it
+# and lived on in a namespace whose name was gone.
+test_matrix_netns_stops_everything_on_SIGTERM_and_SIGINT() {
+	local pid sig
+	[ "$(id -u)" = 0 ] || skip "--netns needs root"
+	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
+	ip netns del "zc-probe-$$"
+	cd "$T"
+	for sig in TERM INT; do
+		setsid bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --netns --modes sendfile \
+			--placements none --rounds 1000 --loops 200 --out "$T/out-$sig" >"$T/t-$sig" 2>"$T/e-$sig" &
+		pid=$!
+		started "$pid"
+		wait_until 60 eval '[ "$({ wc -l <"$T/out-$sig/zc-matrix-runs.csv"; } 2>/dev/null || echo 0)" -ge 2 ]' ||
+			fail "the run measured nothing: $(cat "$T/e-$sig")"
+		wait_until 10 eval 'pgrep -s '"$pid"' -f "$ROOT/zcc" >/dev/null' || fail "no zcc running"
+		if [ "$sig" = INT ]; then
+			kill -INT -- "-$pid"
+		else
+			kill -TERM "$pid"
+		fi
+		wait_until 10 eval '! pgrep -s '"$pid"' >/dev/null' ||
+			fail "still running 10 s after SIG$sig: $(pgrep -a -s "$pid")"
+		wait "$pid" 2>/dev/null || true
+	done
+}
+
 # --remote CMD starts zcs through CMD (here ip netns exec, from the other
 # namespace), reads its summaries back through it, and adds the receiver's
 # meter; a far end that cannot be reached, or prints something else than

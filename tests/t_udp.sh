@@ -206,6 +206,61 @@ test_an_end_that_comes_again_is_answered_again_and_summed_up_once() {
 	expect_match "$(last_summary)" "^received 3096 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 3 datagrams, 0 lost, 0 out of order, 0 duplicated"
 }
 
+# An END again after the sender's place went to another (-L 1): not a new
+# sender of none (its ACK said 0 of 3 came, and a second summary "0
+# datagrams, 3 lost" followed): not answered, said once.
+test_an_end_after_its_place_was_taken_is_no_new_sender() {
+	local a
+	head -c 3000 /dev/urandom >"$T/file"
+	start_zcs -u -L 1
+	"$HELPERS/udppeer" send -r 1500 "$PORT" 1472 1 0,1,2 "$T/file" >"$T/a" &
+	a=$!
+	started "$a"
+	wait_until 5 eval '[ "$(grep -c . "$T/a")" -ge 1 ]' || fail "no first answer"
+	expect_eq "$("$HELPERS/udppeer" send "$PORT" 1472 1 0,1 "$T/file")" "ack 2" "the second sender's ACK"
+	wait_until 5 eval '! kill -0 '"$a"' 2>/dev/null' || fail "udppeer -r did not end"
+	expect_eq "$(tr '\n' '|' <"$T/a")" "ack 3|no ack|" "the first sender's ACKs"
+	sleep 0.3
+	expect_eq "$(zcs_summaries | wc -l)" 2 "summaries: $(zcs_summaries)"
+	expect_match "$(grep 'END of stream' "$T/zcs.err")" "^zcs: (::ffff:)?127\\.0\\.0\\.1 port [0-9]+: an END of stream 5eed[0-9a-f]{4}, which no sender here is counting \\(its place taken since it ended, or it sent nothing else\\): not answered\$"
+}
+
+# An END may claim any count, 2^64 - 1 too (zcs took that for "no END"
+# and said the sender whole, 0 lost): all but those that came are lost.
+# zcc takes no ACK that claims more than it sent.
+test_an_end_of_any_count_is_taken_at_its_word() {
+	head -c 3000 /dev/urandom >"$T/file"
+	start_zcs -u
+	expect_eq "$("$HELPERS/udppeer" send -c 18446744073709551615 "$PORT" 1472 1 0,1,2 "$T/file")" "ack 3" "the ACK"
+	wait_summaries 1
+	expect_match "$(last_summary)" "^received 3096 bytes in [0-9.]+ s, [0-9]+ kbytes/sec, 3 datagrams, 18446744073709551612 lost, "
+}
+
+# A peer that answers every END with an ACK claiming 2^64 - 1 datagrams:
+# zcc ignores it, says so once, and ends unanswered after -W.
+test_zcc_takes_no_ack_of_more_than_it_sent() {
+	local port
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	head -c 3000 /dev/urandom >"$T/file"
+	port=$(free_port)
+	python3 -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(10)
+while True:
+    d, a = s.recvfrom(65536)
+    if d[:4] == b"zcDG" and struct.unpack(">I", d[4:8])[0] == 2:
+        s.sendto(d[:4] + struct.pack(">I", 3) + d[8:16] + struct.pack(">Q", 2**64 - 1) + d[24:40], a)
+' "$port" &
+	started $!
+	sleep 0.3
+	"$ROOT/zcc" -u -W 1 -s 127.0.0.1 -p "$port" "$T/file" >"$T/out" 2>"$T/err" && fail "zcc took the ACK"
+	expect_eq "$(grep -c 'claims' "$T/err")" 1 "the note: $(cat "$T/err")"
+	expect_match "$(grep claims "$T/err")" "^zcc: an ACK of this stream claims 18446744073709551615 datagrams \\([0-9]+ bytes\\) of the 3 sent \\(3096 bytes\\): ignored\$"
+	expect_match "$(tail -n 1 "$T/err")" "^zcc: zcs did not answer the end of the datagrams within 1 s"
+}
+
 test_a_sender_that_goes_silent_ends_incomplete_after_W() {
 	head -c 6000 /dev/urandom >"$T/file"
 	start_zcs -u -W 1

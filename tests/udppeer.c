@@ -15,12 +15,14 @@
  *	-t (zcc -t): LOOPS is the most the sender may send, and its END may
  *	come at the end of any file: every datagram before it must have come.
  *
- *   udppeer send [-e ends] [-x] PORT LEN LOOPS ORDER FILE...
+ *   udppeer send [-e ends] [-x] [-c count] [-r msecs] PORT LEN LOOPS ORDER FILE...
  *	Sends the files' datagrams to 127.0.0.1 PORT in the ORDER given, a
  *	comma-separated list of datagram numbers (one may be left out, come
- *	twice or come late), then the END (-e times; -x: none), and waits a
- *	second for the ACK, printing "ack D" (the distinct datagrams zcs says
- *	came) or "no ack".
+ *	twice or come late), then the END (-e times; -x: none; -c: claiming
+ *	count datagrams, not how many there are), and waits a second for the
+ *	ACK, printing "ack D" (the distinct datagrams zcs says came) or "no
+ *	ack". -r: then, msecs later, its END once more from the same socket,
+ *	and the answer to that on a second line.
  *
  *   udppeer many PORT N LEN FILE
  *	From one socket, N senders at once (stream ids 1 to N), taking turns a
@@ -265,7 +267,8 @@ static int check(int argc, char **argv)
 static int send_order(int argc, char **argv)
 {
 	static unsigned char out[65536];
-	int ends = 1, opt_args = 0;
+	int ends = 1, opt_args = 0, again_ms = -1, claims = 0;
+	uint64_t claim = 0;
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct pollfd pfd;
 	uint32_t stream = 0x5eed0000 | (getpid() & 0xffff);
@@ -279,12 +282,16 @@ static int send_order(int argc, char **argv)
 			ends = atoi(argv[opt_args + 1]), opt_args += 2;
 		else if (strcmp(argv[opt_args], "-x") == 0)
 			ends = 0, opt_args++;
+		else if (strcmp(argv[opt_args], "-c") == 0)
+			claim = strtoull(argv[opt_args + 1], NULL, 10), claims = 1, opt_args += 2;
+		else if (strcmp(argv[opt_args], "-r") == 0)
+			again_ms = atoi(argv[opt_args + 1]), opt_args += 2;
 		else
 			break;
 	}
 	argv += opt_args, argc -= opt_args;
 	if (argc < 5)
-		return fprintf(stderr, "usage: udppeer send [-e ends] [-x] PORT LEN LOOPS ORDER FILE...\n"), 2;
+		return fprintf(stderr, "usage: udppeer send [-e ends] [-x] [-c count] [-r msecs] PORT LEN LOOPS ORDER FILE...\n"), 2;
 	sa.sin_port = htons(atoi(argv[0]));
 	loops = atoi(argv[2]);
 	load(argv + 4, argc - 4);
@@ -305,26 +312,36 @@ static int send_order(int argc, char **argv)
 		/* Paced a little, so that the receiver's buffer never decides the count. */
 		usleep(200);
 	}
-	for (int i = 0; i < ends; i++) {
-		size_t n = build_end(out, 2, stream, loops, n_slices, sent_bytes);
+	for (int round = 0; round < 2; round++) {
+		int acked = 0;
 
-		if (send(fd, out, n, 0) != (ssize_t)n)
-			die("send END");
-		usleep(50000);
-	}
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	while (ends && poll(&pfd, 1, 1000) > 0) {
-		ssize_t n = recv(fd, out, sizeof(out), 0);
+		for (int i = 0; i < ends; i++) {
+			size_t n = build_end(out, 2, stream, loops, claims ? claim : n_slices, sent_bytes);
 
-		if (n == 40 && memcmp(out, "zcDG", 4) == 0 && get32(out + 4) == 3 &&
-		    get32(out + 8) == stream) {
-			printf("ack %llu\n", (unsigned long long)get64(out + 16));
-			return 0;
+			if (send(fd, out, n, 0) != (ssize_t)n)
+				die("send END");
+			usleep(50000);
 		}
-		if (n < 0 && errno != EINTR)
-			die("recv");
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+		while (ends && !acked && poll(&pfd, 1, 1000) > 0) {
+			ssize_t n = recv(fd, out, sizeof(out), 0);
+
+			if (n == 40 && memcmp(out, "zcDG", 4) == 0 && get32(out + 4) == 3 &&
+			    get32(out + 8) == stream) {
+				printf("ack %llu\n", (unsigned long long)get64(out + 16));
+				acked = 1;
+			}
+			if (n < 0 && errno != EINTR)
+				die("recv");
+		}
+		if (!acked)
+			printf("no ack\n");
+		fflush(stdout);
+		if (again_ms < 0)
+			break;
+		usleep(again_ms * 1000);
+		ends = 1;
 	}
-	printf("no ack\n");
 	return 0;
 }
 

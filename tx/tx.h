@@ -172,6 +172,7 @@ struct sender {
 	struct iovec *iovs;	/* a batch's: the slices it reads, then sendmmsg's datagrams */
 	unsigned results_due;	/* uring: a batch's sends not yet completed */
 	int acked;		/* zcs answered the END */
+	uint64_t bad_acks;	/* ACKs that claimed more than was sent: ignored */
 	uint64_t acked_datagrams, acked_bytes;	/* what zcs says it received */
 	/* A stream's await_end with keep_answer: what zcs sent before its close, TX_ANSWER_MAX at most. */
 	int keep_answer;

@@ -446,6 +446,15 @@ static int take_ack(struct sender *snd)
 		if (n < 0 || dgram_parse(in, n, &h, &bytes) < 0 || h.kind != DGRAM_ACK ||
 		    h.stream != snd->stream_id)
 			continue;
+		/* More than was sent is no answer of this stream's, whoever sent it. */
+		if (h.seq > snd->datagrams || bytes > snd->sent) {
+			if (!snd->bad_acks++)
+				warnx("an ACK of this stream claims %llu datagrams (%llu bytes) of the "
+				      "%llu sent (%llu bytes): ignored", (unsigned long long)h.seq,
+				      (unsigned long long)bytes, (unsigned long long)snd->datagrams,
+				      (unsigned long long)snd->sent);
+			continue;
+		}
 		snd->acked = 1;
 		snd->acked_datagrams = h.seq;
 		snd->acked_bytes = bytes;
