@@ -351,7 +351,10 @@ test_matrix_netns_stops_everything_on_SIGTERM_and_SIGINT() {
 	ip netns del "zc-probe-$$"
 	cd "$T"
 	for sig in TERM INT; do
-		setsid bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --netns --modes sendfile \
+		# SIGINT as a terminal's Ctrl-C finds it: not ignored, as a
+		# background job's is (perl puts it back to the default).
+		setsid perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die "exec: $!"' \
+			bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --netns --modes sendfile \
 			--placements none --rounds 1000 --loops 200 --out "$T/out-$sig" >"$T/t-$sig" 2>"$T/e-$sig" &
 		pid=$!
 		started "$pid"
