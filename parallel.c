@@ -257,6 +257,11 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 		running.pids[i] = 0;
 		close(out[i]);
 		collect_stream(i, status, &streams[i]);
+		/* A stream that exited said why; one a signal killed could not. */
+		if (WIFSIGNALED(status))
+			warnx("stream %ld of %ld was killed by SIG%s after %llu bytes", i + 1, s->streams,
+			      sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?",
+			      (unsigned long long)running.slots[i].snd.sent);
 		if (streams[i].failed) {
 			failed++;
 			continue;

@@ -108,6 +108,25 @@ test_streams_that_fail_are_counted_and_exit_1() {
 	expect_match "$(tail -n 1 "$T/out")" "^all 3 streams: sent 0 bytes in "
 }
 
+# A stream killed by a signal cannot say so itself: zcc says which, by what
+# and after how many bytes (it said only "1 of 3 streams failed").
+test_a_stream_killed_by_a_signal_is_named() {
+	local rc=0 zcc kid
+	start_streams 3 -- -R 30m
+	zcc=$ZCC_PID
+	kid=$(pgrep -P "$zcc" | sed -n 2p)
+	[ -n "$kid" ] || fail "no second stream"
+	kill -9 "$kid"
+	# The others fail as zcs goes, each saying so itself.
+	kill -9 $(pgrep -P "$ZCS_PID")
+	wait_until 10 eval '! kill -0 '"$zcc"' 2>/dev/null' || fail "zcc still running"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(grep 'killed by' "$T/err")" "^zcc: stream 2 of 3 was killed by SIGKILL after [0-9]+ bytes\$"
+	expect_eq "$(grep -c 'killed by' "$T/err")" 1 "lines naming a signal: $(cat "$T/err")"
+	expect_eq "$(tail -n 1 "$T/err")" "zcc: 3 of 3 streams failed: the total above counts the others"
+}
+
 test_P_and_B_lists_are_checked() {
 	usage_error zcc "zcc: -P '0': must be at least 1" -P 0 -s 127.0.0.1 /etc/hostname
 	usage_error zcc "zcc: -P '65': must be at most 64" -P 65 -s 127.0.0.1 /etc/hostname
