@@ -359,6 +359,11 @@ void soak_sample_copy(struct soak_sample *dst, const struct soak_sample *src, in
 
 int soak_take(struct soak *m, struct soak_sample *smp)
 {
+	/* Never started, or closed by a failed start: nothing to read (it read NULL). */
+	if (!m->shared || !m->cpus) {
+		snprintf(m->err, sizeof(m->err), "the meter is not running");
+		return -1;
+	}
 	procstat_read(m->cpus, m->n_cpus, &smp->stat_busy_ns, &smp->stat_all_ns);
 	smp->ns = timing_now_ns();
 	for (int i = 0; i < m->n_cpus; i++) {

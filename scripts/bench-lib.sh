@@ -41,13 +41,23 @@ bench_record() {
 	echo "$1 $(bench_starttime "$1")" >>"$work/pids"
 }
 
-# bench_kill_tree PID: the process and every descendant, the deepest first.
-bench_kill_tree() {
+# bench_tree PID: the process and every descendant, each before its own.
+bench_tree() {
 	local kid
+	echo "$1"
 	for kid in $(pgrep -P "$1"); do
-		bench_kill_tree "$kid"
+		bench_tree "$kid"
 	done
-	kill -9 "$1" 2>/dev/null
+}
+
+# bench_kill_tree PID: the process and every descendant, all found first
+# and then killed at once, each before its own: a parent killed after its
+# child would say the child failed.
+bench_kill_tree() {
+	local tree
+	tree=$(bench_tree "$1")
+	# shellcheck disable=SC2086
+	kill -9 $tree 2>/dev/null || true
 }
 
 # bench_starttime PID: the process's start time, in ticks since boot (field 22
@@ -72,10 +82,13 @@ bench_stale_pids() {
 bench_cleanup() {
 	# The script's exit status, for bench_on_exit.
 	bench_exit_rc=$?
-	local p
+	local i p
 	# Each with all its descendants: a zcc in a command substitution is a
 	# grandchild, which outlived its parent's killing and went on sending.
-	for p in "${bench_pids[@]}"; do
+	# The latest first: a run's zcc goes before its zcs, whose going would
+	# have it say "zcc failed: connection reset" of a run stopped on purpose.
+	for ((i = ${#bench_pids[@]} - 1; i >= 0; i--)); do
+		p=${bench_pids[i]}
 		bench_kill_tree "$p" || true
 		wait "$p" 2>/dev/null || true
 	done

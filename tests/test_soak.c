@@ -27,17 +27,47 @@ static void asking_for_more_cpus_than_allowed_is_refused(void)
 	soak_close(&m);
 }
 
+/*
+ * The meter on one CPU, started; or, where the host was too busy for a
+ * soaker to start (every CPU taken by tasks above idle priority) or
+ * another meter held it, the test skipped, saying so: a correct program on
+ * such a host is no failure. Anything else fails.
+ */
+#define START_OR_SKIP(m)                                                                     \
+	do {                                                                                 \
+		static char why_[sizeof((m)->err) + 64];                                      \
+		if (soak_open((m), 1, 0) == 0 && soak_start(m) == 0)                          \
+			break;                                                               \
+		snprintf(why_, sizeof(why_), "the host is too busy to judge: %s", (m)->err); \
+		if (strstr((m)->err, "did not start within") ||                              \
+		    strstr((m)->err, "another meter is running"))                            \
+			SKIP(why_);                                                          \
+		printf("#   the meter did not start: %s\n", (m)->err);                   \
+		check_failed_now = 1;                                                        \
+		return;                                                                      \
+	} while (0)
+
 static void soakers_count_and_are_reaped(void)
 {
 	struct soak m;
 	struct soak_sample a, b;
+	int tries = 0;
 
-	CHECK(soak_open(&m, 1, 0) == 0 && m.n_cpus == 1);
-	CHECK(soak_start(&m) == 0);
+	START_OR_SKIP(&m);
+	CHECK(m.n_cpus == 1);
 	CHECK(soak_sample_init(&m, &a) == 0 && soak_sample_init(&m, &b) == 0);
 	CHECK(soak_take(&m, &a) == 0);
-	usleep(50000);
-	CHECK(soak_take(&m, &b) == 0);
+	/* A soaker at idle priority counts once it has its CPU: on a busy host, later. */
+	do {
+		usleep(50000);
+		CHECK(soak_take(&m, &b) == 0);
+	} while (soak_cpu_share_one(&a, &b, 0) == 0 && ++tries < 40);
+	if (soak_cpu_share_one(&a, &b, 0) == 0) {
+		soak_sample_free(&a);
+		soak_sample_free(&b);
+		soak_close(&m);
+		SKIP("the host is too busy to judge: the soaker had no CPU time in 2 s");
+	}
 	CHECK(soak_rate(&a, &b, 1) > 0);
 	CHECK(soak_cpu_share_one(&a, &b, 0) > 0);
 	soak_sample_free(&a);
@@ -55,7 +85,7 @@ static void check_soaker_failure(int sig, const char *want_fmt)
 	struct soak_sample a;
 	char want[256];
 
-	CHECK(soak_open(&m, 1, 0) == 0 && soak_start(&m) == 0);
+	START_OR_SKIP(&m);
 	CHECK(soak_sample_init(&m, &a) == 0);
 	CHECK(soak_take(&m, &a) == 0);
 	kill(m.pids[0], sig);
@@ -92,7 +122,7 @@ static void a_second_meter_is_refused_while_one_runs(void)
 	char got[256] = "", want[256];
 	pid_t kid;
 
-	CHECK(soak_open(&m, 1, 0) == 0 && soak_start(&m) == 0);
+	START_OR_SKIP(&m);
 	CHECK(pipe(fds) == 0);
 	kid = fork();
 	if (kid == 0) {
@@ -117,8 +147,21 @@ static void a_second_meter_is_refused_while_one_runs(void)
 		 getpwuid(getuid()) ? getpwuid(getuid())->pw_name : "?", SOAK_LOCK_FILE);
 	CHECK_STR(got, want);
 	soak_close(&m);
-	CHECK(soak_open(&m, 1, 0) == 0 && soak_start(&m) == 0);
+	START_OR_SKIP(&m);
 	soak_close(&m);
+}
+
+/* A meter that never started (or failed to) takes no sample: it says so, and does not crash. */
+static void a_meter_not_running_takes_no_sample(void)
+{
+	struct soak m = { .lock_fd = -1 };
+	struct soak_sample a = { 0 };
+	uint64_t steps[1], cpu_ns[1];
+
+	a.steps = steps;
+	a.cpu_ns = cpu_ns;
+	CHECK(soak_take(&m, &a) == -1);
+	CHECK_STR(m.err, "the meter is not running");
 }
 
 int main(void)
@@ -128,5 +171,6 @@ int main(void)
 	RUN(a_second_meter_is_refused_while_one_runs);
 	RUN(a_dead_soaker_is_reported);
 	RUN(a_stopped_soaker_is_reported);
+	RUN(a_meter_not_running_takes_no_sample);
 	return CHECK_EXIT();
 }
