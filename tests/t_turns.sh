@@ -130,17 +130,15 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 # +-0.3 points wide; scripts/known-difference), and be no wider than +-1.5
 # points (one test run beside a compiler read +-1.25; one that also asked
 # the interval to leave out 0 failed once on a busy host, +1.19 [-0.12,
-# +2.28]).
-test_turns_find_a_known_load_on_one_arm_with_its_size() {
+# +2.28]). sender_finds_a_known_load is one run of it: 1, with why in
+# $T/why, on a miss.
+sender_finds_a_known_load() {
 	local cpus got want out lgpid width=3
-	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
 	# Built with AddressSanitizer, zcc's instrumented copies swing each
 	# slot's work further: the interval may be a point wider.
 	! grep -q __asan_init "$ROOT/zcc" || width=4
 	cpus=$(affinity_cpus)
-	make_files "$T/f"
-	calibrate_here
-	start_zcs -B "$(echo "$cpus" | sed -n 1p)"
+	rm -f "$T/slots"
 	mkfifo "$T/slots"
 	"$HELPERS/loadgen" -g 2 -c "$(echo "$cpus" | sed -n 2p)" -f 4 -t 60 <"$T/slots" >"$T/loadgen" &
 	lgpid=$!
@@ -163,7 +161,20 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 			printf "# known load %.2f points: found %+.2f [%+.2f, %+.2f]\n", want, m, lo, hi
 			if (!(lo - 0.5 <= want && want <= hi + 0.5)) { print "the interval misses the load"; exit 1 }
 			if (hi - lo > width) { printf "the interval is wider than +-%g point\n", width / 2; exit 1 }
-		}' || fail "$(grep -o '"comparisons".*"slots"' <<<"$out")"
+		}' >"$T/found" || { echo "$(cat "$T/found") $(grep -o '"comparisons".*"slots"' <<<"$out")" >"$T/why"; return 1; }
+	cat "$T/found"
+}
+
+test_turns_find_a_known_load_on_one_arm_with_its_size() {
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	make_files "$T/f"
+	calibrate_here
+	start_zcs -B "$(affinity_cpus | sed -n 1p)"
+	# Another task on a shared host moves one run's slots: a miss is tried
+	# once more, and said; a second fails.
+	sender_finds_a_known_load && return 0
+	echo "# missed once, tried again: $(cat "$T/why")"
+	sender_finds_a_known_load || fail "$(cat "$T/why")"
 }
 
 # Two MSG_ZEROCOPY arms share the socket's error queue and the kernel's
