@@ -71,12 +71,13 @@ static void bound_the_queue(struct alternation *alt)
 	if (!rate)
 		return;
 	lowat = bytes < 65536 ? 65536 : bytes > INT_MAX ? INT_MAX : (int)bytes;
-	if (setsockopt(alt->arms[0].sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat)) < 0)
+	if (setsockopt(alt->arms[0].sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat,
+		       sizeof(lowat)) < 0)
 		err(1, "setsockopt TCP_NOTSENT_LOWAT %d", lowat);
 	alt->notsent_lowat = alt->result.notsent_lowat = lowat;
 	if (alt->debug)
-		fprintf(stderr, "zcc: the turns hold the bytes not yet sent to %d (TCP_NOTSENT_LOWAT)\n",
-			lowat);
+		fprintf(stderr,
+			"zcc: the turns hold the bytes not yet sent to %d (TCP_NOTSENT_LOWAT)\n", lowat);
 }
 
 void alt_connected(struct alternation *alt)

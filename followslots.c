@@ -51,7 +51,8 @@ static void thin(struct follow *f)
 		f->s[k] = f->s[i];
 		if (cpus) {
 			memmove(&f->steps[k * cpus], &f->steps[i * cpus], cpus * sizeof(uint64_t));
-			memmove(&f->cpu_ns[k * cpus], &f->cpu_ns[i * cpus], cpus * sizeof(uint64_t));
+			memmove(&f->cpu_ns[k * cpus], &f->cpu_ns[i * cpus],
+				cpus * sizeof(uint64_t));
 		}
 	}
 	f->n = k;
@@ -160,10 +161,12 @@ int follow_slots(struct follow *f, const unsigned char *table, size_t len, char 
 	f->n_table = n;
 	for (size_t i = 0; i < n; i++) {
 		/* The samples within the slot's bytes: its guard's end to its end. */
-		size_t a = first_at_or_after(f, ranges[i].from), b = first_at_or_after(f, ranges[i].to + 1);
+		size_t a = first_at_or_after(f, ranges[i].from);
+		size_t b = first_at_or_after(f, ranges[i].to + 1);
 		struct turns_slot *sl = &f->all[i];
 
-		*sl = (struct turns_slot){ .arm = ranges[i].arm, .cycle = ranges[i].cycle, .at = i };
+		*sl = (struct turns_slot){ .arm = ranges[i].arm, .cycle = ranges[i].cycle,
+					   .at = i };
 		if (b == 0 || a >= b - 1)
 			continue;
 		b--;
