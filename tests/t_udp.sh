@@ -560,12 +560,12 @@ METERED=', load -?[0-9]+\.[0-9]%, demand -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9
 # zcs -u -c: a sender alone gets the host's load, its demand and the link;
 # two at once each get their own window, from its first datagram to its END,
 # and each says it shared it, as TCP's connections do.
-test_c_gives_each_sender_a_window_of_its_own() {
+# three_senders: one zcc -u alone, then two at once, to the zcs -c started;
+# 0 if each shared window's load is above the lone one's, else 1 with the
+# loads in $T/why.
+three_senders() {
 	local pid load1 load2 load3
-	head -c 8000000 /dev/urandom >"$T/file"
-	read -r d b <<<"$(dgram_expect 1472 3 "$T/file")"
-	calibrate_here
-	start_zcs -u -c -T 300
+	: >"$T/zcs.out"
 	"$ROOT/zcc" -u -n 3 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
 	wait_summaries 1
 	expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$METERED$CPU_TIMES$LO_LINK\$"
@@ -584,8 +584,23 @@ test_c_gives_each_sender_a_window_of_its_own() {
 	load1=$(field "$(zcs_summaries | sed -n 1p)" load)
 	load2=$(field "$(zcs_summaries | sed -n 2p)" load)
 	load3=$(field "$(zcs_summaries | sed -n 3p)" load)
-	awk -v a="$load1" -v b="$load2" -v c="$load3" 'BEGIN { exit !(b > a && c > a) }' ||
-		fail "the shared windows' loads $load2% and $load3% against the lone sender's $load1%"
+	echo "the shared windows' loads $load2% and $load3% against the lone sender's $load1%" >"$T/why"
+	awk -v a="$load1" -v b="$load2" -v c="$load3" 'BEGIN { exit !(b > a && c > a) }'
+}
+
+# Each sender's window is its own, and one another sender was in says so.
+# Another task on a shared host can lift the lone sender's window past the
+# shared ones': that comparison is tried once more, and said; a second
+# miss fails.
+test_c_gives_each_sender_a_window_of_its_own() {
+	local d b
+	head -c 8000000 /dev/urandom >"$T/file"
+	read -r d b <<<"$(dgram_expect 1472 3 "$T/file")"
+	calibrate_here
+	start_zcs -u -c -T 300
+	three_senders && return 0
+	echo "# missed once, tried again: $(cat "$T/why")"
+	three_senders || fail "$(cat "$T/why")"
 }
 
 test_the_mode_lists_are_the_datagram_modes() {
