@@ -14,6 +14,12 @@
 #define SOAK_SPREAD_WARN 0.02
 /* Below this share of their CPUs during calibration, something else was running. */
 #define SOAK_IDLE_SHARE_WARN 0.98
+/*
+ * Below this, the calibration is refused: with both CPUs taken by tasks above
+ * idle priority the soakers got no CPU, and "calibrated OK.  0 loops/sec"
+ * was written, a rate every later load divided by.
+ */
+#define SOAK_IDLE_SHARE_REFUSE 0.5
 /* A period this much longer than asked (and at least 50 ms) is a stall, not a sample. */
 #define SOAK_STALL_FACTOR 1.5
 #define SOAK_STALL_MIN_NS (50 * 1000000ULL)
@@ -254,6 +260,13 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 		fprintf(stderr, "%s: warning: the calibration samples spread by %.1f%% (more than "
 				"%.0f%%): is the system idle?\n",
 			program_invocation_short_name, counts.spread * 100, SOAK_SPREAD_WARN * 100);
+	if (c.min_share < SOAK_IDLE_SHARE_REFUSE || !(counts.per_sec > 0)) {
+		snprintf(m->err, sizeof(m->err),
+			 "calibration refused: a soaker had only %.1f%% of its CPU in a period (less "
+			 "than %.0f%%: other tasks were running); calibrate on an idle system",
+			 c.min_share * 100, SOAK_IDLE_SHARE_REFUSE * 100);
+		return -1;
+	}
 	if (c.min_share < SOAK_IDLE_SHARE_WARN)
 		fprintf(stderr, "%s: warning: a soaker had only %.1f%% of its CPU in a period: "
 				"other tasks were running\n",

@@ -101,6 +101,23 @@ rate_now() {
 	awk -v r="$rate" -v l="$load" 'BEGIN { printf "%d\n", r * (100 - l) / 100 }'
 }
 
+# With every CPU taken by tasks above idle priority the soakers get no CPU:
+# the calibration is refused, and nothing is written (it wrote "calibrated
+# OK.  0 loops/sec", which every later load divided by).
+test_C_on_a_host_with_no_cpu_to_spare_is_refused() {
+	local c hogs=()
+	for c in $(affinity_cpus); do
+		taskset -c "$c" sh -c 'end=$(($(date +%s) + 5)); while [ "$(date +%s)" -lt "$end" ]; do :; done' &
+		hogs+=("$!")
+		started "$!"
+	done
+	sleep 0.2
+	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 >"$T/out" 2>"$T/err") && fail "calibrated: $(cat "$T/out")"
+	expect_match "$(cat "$T/err")" "^cyclesoak: calibration refused: a soaker had only [0-9]+\\.[0-9]% of its CPU in a period \\(less than 50%: other tasks were running\\); calibrate on an idle system\$"
+	[ ! -e "$T/counts_per_sec" ] || fail "it wrote $(cat "$T/counts_per_sec")"
+	kill "${hogs[@]}" 2>/dev/null || true
+}
+
 # A calibration lower than the soakers' rate now gives loads below 0: each
 # says what it means, measured against the spread the calibration recorded.
 # Calibrations at 1/2 and 4/5 of the rate now give loads near -100% and -25%.
