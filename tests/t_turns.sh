@@ -169,6 +169,7 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
 	make_files "$T/f"
 	calibrate_here
+	quiet_or_skip
 	start_zcs -B "$(affinity_cpus | sed -n 1p)"
 	# Another task on a shared host moves one run's slots: a miss is tried
 	# once more, and said; a second fails.
@@ -320,6 +321,7 @@ test_the_receiver_finds_a_known_load_over_loopback() {
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
 	make_files "$T/f"
 	calibrate_here
+	quiet_or_skip
 	start_zcs -J -c -T 200 -B "$(affinity_cpus | sed -n 1p)"
 	found_once_more 127.0.0.1 100 -t 4
 	found_once_more 127.0.0.1 40 -R 100m -t 4
@@ -330,6 +332,7 @@ test_the_receiver_finds_a_known_load_across_two_namespaces() {
 	two_hosts
 	make_files "$T/f"
 	calibrate_here
+	quiet_or_skip
 	ZCS_NETNS=$NS_B start_zcs -J -c -T 200 -B "$(affinity_cpus | sed -n 1p)"
 	ZCC_NS=$NS_A found_once_more 10.251.0.2 100 -t 4
 	ZCC_NS=$NS_A found_once_more 10.251.0.2 40 -R 100m -t 4
