@@ -374,6 +374,23 @@ test_matrix_netns_stops_everything_on_SIGTERM_and_SIGINT() {
 	done
 }
 
+# A calibration refused (every CPU taken by tasks above idle priority)
+# ends the run there, in its words: it went on through a pipe, and failed
+# later at its meter.
+test_matrix_stops_where_the_calibration_is_refused() {
+	local c
+	for c in $(affinity_cpus); do
+		taskset -c "$c" sh -c 'end=$(($(date +%s) + 8)); while [ "$(date +%s)" -lt "$end" ]; do :; done' &
+		started "$!"
+	done
+	sleep 0.2
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms 100 --modes sendfile --placements none \
+		--rounds 1 --loops 1 --out "$T/out") >"$T/table" 2>"$T/err" && fail "it ran: $(cat "$T/table")"
+	expect_match "$(tail -n 1 "$T/err")" "^zc-matrix: the calibration failed: cyclesoak: calibration refused: a soaker had only [0-9.]+% of its CPU in a period"
+	[ ! -s "$T/out/zc-matrix-runs.csv" ] || [ "$(wc -l <"$T/out/zc-matrix-runs.csv")" = 1 ] ||
+		fail "it measured: $(cat "$T/out/zc-matrix-runs.csv")"
+}
+
 # --remote CMD starts zcs through CMD (here ip netns exec, from the other
 # namespace), reads its summaries back through it, and adds the receiver's
 # meter; a far end that cannot be reached, or prints something else than
