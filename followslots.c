@@ -196,37 +196,13 @@ void follow_answer(struct follow *f, int fd, const char *peer, int debug)
 	free(answer);
 }
 
-static int by_value(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The receive queue's median over the samples: how far zcs's reads trailed the bytes' coming. */
-static uint64_t median_queued(const struct follow *f)
-{
-	uint64_t *q, m;
-
-	if (!f->n)
-		return 0;
-	q = malloc(f->n * sizeof(*q));
-	if (!q)
-		err(1, "malloc");
-	memcpy(q, f->queued, f->n * sizeof(*q));
-	qsort(q, f->n, sizeof(*q), by_value);
-	m = q[f->n / 2];
-	free(q);
-	return m;
-}
-
 void follow_print(const struct follow *f, FILE *out, char unit)
 {
 	turns_print(&f->result, out, unit);
 	fprintf(out, "the meter along the stream: %zu samples, every %llu ms or more, taking %.1f ms "
 		     "of CPU; the receive queue's median %llu bytes\n",
 		f->taken, (unsigned long long)(f->period_ns / 1000000), f->cost_ns / 1e6,
-		(unsigned long long)median_queued(f));
+		(unsigned long long)turns_median(f->queued, f->n));
 }
 
 void follow_json(const struct follow *f, struct json *j)
@@ -236,7 +212,7 @@ void follow_json(const struct follow *f, struct json *j)
 	json_uint(j, "samples", f->taken);
 	json_uint(j, "sample_period_ms", f->period_ns / 1000000);
 	json_double(j, "samples_cpu_ms", f->cost_ns / 1e6, 3);
-	json_uint(j, "receive_queue_median_bytes", median_queued(f));
+	json_uint(j, "receive_queue_median_bytes", turns_median(f->queued, f->n));
 	json_close(j);
 }
 

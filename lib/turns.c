@@ -471,6 +471,22 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+uint64_t turns_median(const uint64_t *v, size_t n)
+{
+	uint64_t *q, m;
+
+	if (!n)
+		return 0;
+	q = malloc(n * sizeof(*q));
+	if (!q)
+		err(1, "malloc");
+	memcpy(q, v, n * sizeof(*q));
+	qsort(q, n, sizeof(*q), by_value);
+	m = q[n / 2];
+	free(q);
+	return m;
+}
+
 /*
  * How far behind the sender's slots its bytes went out, and reached the
  * receiver: the send queue as each slot's measure began (its median), in
@@ -487,8 +503,8 @@ static void json_send_queue(const struct turns *t, struct json *j)
 		bytes += t->slots[i].bytes;
 		ns += t->slots[i].fig.ns;
 	}
-	qsort(q, t->n_slots, sizeof(*q), by_value);
-	median = t->n_slots ? q[t->n_slots / 2] : 0;
+	median = turns_median(q, t->n_slots);
+	free(q);
 	json_object(j, "send_queue");
 	if (t->notsent_lowat)
 		json_int(j, "notsent_lowat", t->notsent_lowat);
@@ -502,7 +518,6 @@ static void json_send_queue(const struct turns *t, struct json *j)
 		json_null(j, "median_ms");
 	}
 	json_close(j);
-	free(q);
 }
 
 void turns_json(const struct turns *t, struct json *j)

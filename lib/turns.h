@@ -65,6 +65,9 @@ void turns_free(struct turns *t);
  */
 void turns_sum(const struct turns *sender, const struct turns *receiver, struct turns *both);
 
+/* The median of v[0..n) (the upper of the middle two), 0 for none; v is left as it was. */
+uint64_t turns_median(const uint64_t *v, size_t n);
+
 /* The arms' lines, and with a meter each arm against the cheapest. */
 void turns_print(const struct turns *t, FILE *out, char unit);
 /* The same as -J's slot_ms, block_cycles, arms, cheapest, comparisons and slots. */

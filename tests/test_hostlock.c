@@ -133,6 +133,41 @@ static void a_wait_that_runs_out_says_so(void)
 	unlink(path);
 }
 
+/* What an outside process (reparented away from this one) says as it takes the meter: "taken", or why not. */
+static void take_outside(const char *path, const char *inside_word, char *got, size_t len)
+{
+	int fds[2], st;
+	pid_t kid;
+
+	CHECK(pipe(fds) == 0);
+	fflush(NULL);
+	kid = fork();
+	if (kid == 0) {
+		pid_t middle = getpid(), g = fork();
+
+		if (g == 0) {
+			char err[512] = "";
+			int kfd = -1;
+
+			for (int i = 0; i < 200 && getppid() == middle; i++)
+				usleep(10000);
+			if (inside_word)
+				setenv(HOSTLOCK_INSIDE_ENV, inside_word, 1);
+			if (hostlock_take(path, &kfd, 0, NULL, err, sizeof(err)) == 0)
+				strcpy(err, "taken");
+			if (write(fds[1], err, strlen(err)) < 0)
+				_exit(3);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	CHECK(waitpid(kid, &st, 0) == kid);
+	close(fds[1]);
+	memset(got, 0, len);
+	CHECK(read(fds[0], got, len - 1) > 0);
+	close(fds[0]);
+}
+
 /*
  * A hold: a meter started inside it (here a child of the holder) takes its
  * turn, a second one inside waits for the first; a process outside (one
@@ -168,71 +203,15 @@ static void a_hold_lets_in_what_runs_inside_it_and_no_other(void)
 	CHECK(strncmp(got, want, strlen(want)) == 0);
 	kill(first, SIGKILL);
 	waitpid(first, &st, 0);
+	close(fds[0]);
+	close(fds[1]);
 	/* Outside: a grandchild whose parent has gone, reparented away from the holder. */
-	fflush(NULL);
-	kid = fork();
-	if (kid == 0) {
-		pid_t middle = getpid(), g = fork();
-
-		if (g == 0) {
-			/* Outside once the middle process has gone. */
-			for (int i = 0; i < 200 && getppid() == middle; i++)
-				usleep(10000);
-			memset(err, 0, sizeof(err));
-			kfd = -1;
-			if (hostlock_take(path, &kfd, 0, NULL, err, sizeof(err)) == 0)
-				strcpy(err, "taken");
-			if (write(fds[1], err, strlen(err)) < 0)
-				_exit(3);
-			_exit(0);
-		}
-		_exit(0);
-	}
-	CHECK(waitpid(kid, &st, 0) == kid);
-	memset(got, 0, sizeof(got));
-	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	take_outside(path, NULL, got, sizeof(got));
 	snprintf(want, sizeof(want), "another meter is running on this host: pid %d (test_hostlock,",
 		 (int)getpid());
 	CHECK(strncmp(got, want, strlen(want)) == 0);
-	close(fds[0]);
-	close(fds[1]);
 	close(fd);
 	unlink(path);
-}
-
-/* What an outside process (reparented away from this one) says as it takes the meter: "taken", or why not. */
-static void take_outside(const char *path, const char *inside_word, char *got, size_t len)
-{
-	int fds[2], st;
-	pid_t kid;
-
-	CHECK(pipe(fds) == 0);
-	fflush(NULL);
-	kid = fork();
-	if (kid == 0) {
-		pid_t middle = getpid(), g = fork();
-
-		if (g == 0) {
-			char err[512] = "";
-			int kfd = -1;
-
-			for (int i = 0; i < 200 && getppid() == middle; i++)
-				usleep(10000);
-			if (inside_word)
-				setenv(HOSTLOCK_INSIDE_ENV, inside_word, 1);
-			if (hostlock_take(path, &kfd, 0, NULL, err, sizeof(err)) == 0)
-				strcpy(err, "taken");
-			if (write(fds[1], err, strlen(err)) < 0)
-				_exit(3);
-			_exit(0);
-		}
-		_exit(0);
-	}
-	CHECK(waitpid(kid, &st, 0) == kid);
-	close(fds[1]);
-	memset(got, 0, len);
-	CHECK(read(fds[0], got, len - 1) > 0);
-	close(fds[0]);
 }
 
 /*
