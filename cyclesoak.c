@@ -243,9 +243,13 @@ static int hold_the_meter(char **cmd)
 
 	if (wait_secs < 0)
 		errx(1, "%s", why);
-	/* A hold outlives no one: it ends, and its command with it, when its parent goes. */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
-		errx(1, "-H: the process that started cyclesoak has gone");
+	/*
+	 * A hold outlives no one: it ends, and its command with it, when its
+	 * parent goes. One started with no parent left (`( cyclesoak -H cmd & )`)
+	 * ends with its command alone.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		err(1, "-H: prctl(PR_SET_PDEATHSIG)");
 	if (hostlock_hold(SOAK_LOCK_FILE, &fd, wait_secs, stderr, why, sizeof(why)) < 0)
 		errx(1, "%s", why);
 	stopsig_catch(pass_on_stop_signal);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hostlock.h"
+#include "timing.h"
 
 /* The name of process pid, from /proc, or "?". */
 static void process_name(pid_t pid, char *name, size_t size)
@@ -225,27 +226,38 @@ static void describe(pid_t pid, char *what, size_t size)
 	snprintf(what, size, "pid %d (%s, user %s)", (int)pid, name, user);
 }
 
-static int take(const char *path, int meter, int *lock_fd, long wait_secs, FILE *say, char *err,
-		size_t errlen)
+int hostlock_wait_for(const char *path, int meter, int *lock_fd, long wait_secs, FILE *say,
+		      long say_every_ms, char *err, size_t errlen)
 {
 	char what[160];
 	pid_t holder = 0, said = -1;
-	time_t deadline = time(NULL) + wait_secs;
+	uint64_t start = timing_now_ns(), now = start, next_say = 0;
+	uint64_t deadline = start + (uint64_t)wait_secs * NSEC_PER_SEC;
 	int fd = open_lock(path, err, errlen), rc;
 
 	if (fd < 0)
 		return -1;
-	while ((rc = try_lock(fd, meter, &holder, path, err, errlen)) == 1 && time(NULL) < deadline) {
+	while ((rc = try_lock(fd, meter, &holder, path, err, errlen)) == 1 && now < deadline) {
 		if (say && holder != said) {
 			describe(holder, what, sizeof(what));
 			fprintf(say, "%s: waiting for the host's meter: %s holds %s (at most %ld s in "
 				"all; ZC_METER_WAIT sets it, 0 to not wait)\n", program_invocation_short_name,
 				what, path, wait_secs);
 			said = holder;
+			next_say = now + (uint64_t)say_every_ms * 1000000ULL;
+		} else if (say && now >= next_say) {
+			fprintf(say, "%s: still waiting for the host's meter: %.0f s of at most %ld; %s "
+				"holds it\n", program_invocation_short_name,
+				(double)(now - start) / NSEC_PER_SEC, wait_secs, what);
+			next_say = now + (uint64_t)say_every_ms * 1000000ULL;
 		}
 		poll(NULL, 0, HOSTLOCK_POLL_MS);
+		now = timing_now_ns();
 	}
 	if (rc == 0) {
+		if (say && said != -1)
+			fprintf(say, "%s: took the host's meter after %.1f s of waiting\n",
+				program_invocation_short_name, (double)(timing_now_ns() - start) / NSEC_PER_SEC);
 		*lock_fd = fd;
 		return 0;
 	}
@@ -264,12 +276,12 @@ static int take(const char *path, int meter, int *lock_fd, long wait_secs, FILE 
 
 int hostlock_take(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen)
 {
-	return take(path, 1, lock_fd, wait_secs, say, err, errlen);
+	return hostlock_wait_for(path, 1, lock_fd, wait_secs, say, HOSTLOCK_SAY_EVERY_MS, err, errlen);
 }
 
 int hostlock_hold(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen)
 {
-	return take(path, 0, lock_fd, wait_secs, say, err, errlen);
+	return hostlock_wait_for(path, 0, lock_fd, wait_secs, say, HOSTLOCK_SAY_EVERY_MS, err, errlen);
 }
 
 long hostlock_wait_secs(char *err, size_t errlen)

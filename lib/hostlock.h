@@ -30,15 +30,17 @@
 /* How long a meter waits for the host's meter by default (ZC_METER_WAIT), and at most. */
 #define HOSTLOCK_DEFAULT_WAIT_SECS 600
 #define HOSTLOCK_MAX_WAIT_SECS 86400
-/* How often a waiting meter tries again. */
+/* How often a waiting meter tries again, and says it is still waiting. */
 #define HOSTLOCK_POLL_MS 100
+#define HOSTLOCK_SAY_EVERY_MS 30000
 
 /*
  * Open the lock file at path and lock it for good (the kernel drops the lock
  * when the process dies), as a meter (hostlock_take) or a holder
  * (hostlock_hold): 0 with *lock_fd open. Held by another, it tries again
  * every HOSTLOCK_POLL_MS for wait_secs in all, saying on say (unless NULL)
- * who holds it, once for each holder; then -1 with a line in err (errlen
+ * who holds it, once for each holder, that it is still waiting every
+ * HOSTLOCK_SAY_EVERY_MS, and how long it waited once it has the lock; then -1 with a line in err (errlen
  * bytes) that names the process and user that hold it, and the wait. Or -1
  * with what is wrong with the file and whose it is. The file is made
  * readable and writable by all, whatever the umask, so that every user's
@@ -50,6 +52,9 @@
  */
 int hostlock_take(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen);
 int hostlock_hold(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen);
+/* Either (meter 1 or 0), saying it still waits every say_every_ms. */
+int hostlock_wait_for(const char *path, int meter, int *lock_fd, long wait_secs, FILE *say,
+		      long say_every_ms, char *err, size_t errlen);
 
 /* ZC_METER_WAIT: the seconds a meter waits, HOSTLOCK_DEFAULT_WAIT_SECS if unset; -1 with err if bad. */
 long hostlock_wait_secs(char *err, size_t errlen);

@@ -14,12 +14,27 @@ STATS_AWK=$(cat "$BENCH_DIR/stats.awk")$'\n'
 RUNS_AWK=$(cat "$BENCH_DIR/runs.awk")$'\n'
 JSON_AWK=$(cat "$BENCH_DIR/json.awk")$'\n'
 
+# bench_make TARGET...: make -s of zc's TARGETs, quietly. A make above
+# that ran this script without handing down its jobserver (a recipe
+# without '+', under -j) leaves its --jobserver-auth in MAKEFLAGS with the
+# pipes closed, and each make here would warn "jobserver unavailable":
+# then it runs without the jobserver.
+bench_make() {
+	local flags=${MAKEFLAGS:-} fds r w
+	fds=$(sed -n 's/.*--jobserver-auth=\([0-9]*,[0-9]*\).*/\1/p' <<<"$flags")
+	r=${fds%,*} w=${fds#*,}
+	if [ -n "$fds" ] && { [ ! -e "/proc/$BASHPID/fd/$r" ] || [ ! -e "/proc/$BASHPID/fd/$w" ]; }; then
+		flags=$(sed 's/ *--jobserver-auth=[0-9]*,[0-9]*//' <<<"$flags")
+	fi
+	MAKEFLAGS=$flags make -s -C "$ROOT" "$@"
+}
+
 # bench_init: sets ROOT and work, builds zcs and zcc, and cleans up on exit.
 bench_init() {
 	# A failed zcc inside $(...) must stop the run, not leave an old figure behind.
 	shopt -s inherit_errexit
 	ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-	make -s -C "$ROOT" zcs zcc
+	bench_make zcs zcc
 	# Named for the script and its pid, so that a later zc-matrix can tell
 	# the scratch of a run killed with SIGKILL from a live one's.
 	work=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$0").$$.XXXXXX")

@@ -235,10 +235,13 @@ test_a_second_meter_waits_its_turn_saying_who_holds_the_meter() {
 	wait_until 10 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "the second meter did not run once the first ended"
 	wait "$pid" || fail "the second meter failed: $(cat "$T/err2")"
 	expect_match "$(cat "$T/out2")" '^-?[0-9]+\.[0-9]$'
-	# The waiting line once; a busy host may add a measurement's warning,
-	# or the note on a load below 0 (-1 of an idle host).
+	# The waiting line once, then how long it waited; a busy host may add a
+	# measurement's warning, or the note on a load below 0 (-1 of an idle host).
 	expect_eq "$(grep -c -F "cyclesoak: waiting for the host's meter" "$T/err2")" 1 "waiting lines: $(cat "$T/err2")"
+	expect_eq "$(grep -c -E "^cyclesoak: took the host's meter after [0-9]+\.[0-9] s of waiting\$" "$T/err2")" 1 \
+		"the line of the meter taken: $(cat "$T/err2")"
 	expect_eq "$(grep -v -c -e '^cyclesoak: warning: ' -e "^cyclesoak: waiting for the host's meter" \
+		-e "^cyclesoak: took the host's meter after" \
 		-e '^cyclesoak: -[0-9.]*% is below 0' "$T/err2")" 0 "other lines on stderr: $(cat "$T/err2")"
 	start_cyclesoak -m 100
 	(cd "$T" && ZC_METER_WAIT=1 "$ROOT/cyclesoak" -1 -m 100 >"$T/out2" 2>"$T/err2") || rc=$?
@@ -255,8 +258,9 @@ test_a_second_meter_waits_its_turn_saying_who_holds_the_meter() {
 # holder), one inside takes its turn, and cyclesoak ends as COMMAND did.
 # Inside is what the holder runs, or what was started by whoever started
 # the holder (a script holds the meter beside its own meters); outside here
-# is a meter whose parent has gone. Away from make check's own hold: in a
-# /tmp of its own.
+# is a meter whose parent has gone. A hold whose parent has gone already
+# (started from `( ... & )`) holds the meter for its command alone. Away
+# from make check's own hold: in a /tmp of its own.
 test_H_holds_the_meter_while_its_command_runs() {
 	local rc=0
 	[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace of its own)"
@@ -273,7 +277,10 @@ test_H_holds_the_meter_while_its_command_runs() {
 		./cyclesoak -H ./cyclesoak -1 -m 100 >/dev/null 2>&1 || echo \"a nested hold failed\"
 		wait \$h; echo \"held \$?\"
 		./cyclesoak -H ./cyclesoak -1 -m 100 >inside && echo \"inside \$(cat inside)\"
-		./cyclesoak -H sh -c \"exit 3\"; echo \"status \$?\"'" >"$T/out" 2>"$T/err" || rc=$?
+		./cyclesoak -H sh -c \"exit 3\"; echo \"status \$?\"
+		(./cyclesoak -H sh -c \"touch orphan\" 2>orphan.err &)
+		for i in \$(seq 1 50); do [ -e orphan ] && break; sleep 0.1; done
+		echo \"orphaned: \$(ls orphan 2>/dev/null)\$(cat orphan.err)\"'" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc" 0 "the script's exit"
 	expect_match "$(sed -n 1p "$T/out")" '^outside 1 holder [0-9]+$'
 	expect_eq "$(sed -n 1p "$T/err")" "cyclesoak: another meter is running on this host: pid $(sed -n 's/.* holder //p' "$T/out") (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong" \
@@ -281,6 +288,7 @@ test_H_holds_the_meter_while_its_command_runs() {
 	expect_eq "$(sed -n 2p "$T/out")" "held 0" "the holder's exit"
 	expect_match "$(sed -n 3p "$T/out")" '^inside -?[0-9]+\.[0-9]$'
 	expect_eq "$(sed -n 4p "$T/out")" "status 3" "the command's status, passed on"
+	expect_eq "$(sed -n 5p "$T/out")" "orphaned: orphan" "a hold started with no parent left runs its command"
 	usage_error cyclesoak "cyclesoak: -H needs a command to run holding the host's meter" -H
 	usage_error cyclesoak "cyclesoak: -H takes no other option: cyclesoak -H command [arg...]" -k -H true
 }

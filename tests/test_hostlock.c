@@ -60,8 +60,11 @@ static void a_second_process_is_refused_and_told_who_holds_it(void)
 	unlink(path);
 }
 
-/* In a child: hostlock_take with wait and its line on a file; its err and what it said, in got. */
-static pid_t take_in_child(const char *path, long wait, int out)
+/*
+ * In a child: hostlock_wait_for as a meter with wait, saying it still waits
+ * every say_ms, its lines on a file; what it said and its err, "SAID|ERR", on out.
+ */
+static pid_t take_in_child(const char *path, long wait, long say_ms, int out)
 {
 	pid_t kid;
 
@@ -70,13 +73,15 @@ static pid_t take_in_child(const char *path, long wait, int out)
 	if (kid == 0) {
 		char err[512] = "";
 		FILE *say = tmpfile();
-		char said[512] = "";
-		int kfd = -1, rc = hostlock_take(path, &kfd, wait, say, err, sizeof(err));
+		char said[2048] = "";
+		int kfd = -1, rc = hostlock_wait_for(path, 1, &kfd, wait, say, say_ms, err, sizeof(err));
 
 		if (say) {
+			size_t n;
+
 			rewind(say);
-			if (!fgets(said, sizeof(said), say))
-				said[0] = '\0';
+			n = fread(said, 1, sizeof(said) - 1, say);
+			said[n] = '\0';
 		}
 		if (dprintf(out, "%s|%s", said, err) < 0)
 			_exit(3);
@@ -85,29 +90,74 @@ static pid_t take_in_child(const char *path, long wait, int out)
 	return kid;
 }
 
-/* A second meter waits while the first holds the lock, says once who holds it, and takes it after. */
-static void a_second_meter_waits_for_the_first_and_says_who(void)
+/*
+ * What a second meter said while the first held the lock for hold_ms, saying
+ * it still waits every say_ms; the child's exit status checked.
+ */
+static void wait_behind_the_first(const char *path, long hold_ms, long say_ms, char *got, size_t len)
 {
-	char path[64], got[1024] = "", want[512];
 	int fd = -1, fds[2], st = 0;
+	ssize_t n;
 	pid_t kid;
 
-	snprintf(path, sizeof(path), "%s/lock", dir);
-	CHECK(hostlock_take(path, &fd, 0, NULL, got, sizeof(got)) == 0);
+	CHECK(hostlock_take(path, &fd, 0, NULL, got, len) == 0);
 	CHECK(pipe(fds) == 0);
-	kid = take_in_child(path, 5, fds[1]);
+	kid = take_in_child(path, 5, say_ms, fds[1]);
 	close(fds[1]);
-	usleep(300000);
+	usleep(hold_ms * 1000);
 	CHECK(waitpid(kid, &st, WNOHANG) == 0);
 	close(fd);
-	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	n = read(fds[0], got, len - 1);
+	CHECK(n > 0);
+	got[n > 0 ? n : 0] = '\0';
 	close(fds[0]);
 	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	snprintf(want, sizeof(want), "test_hostlock: waiting for the host's meter: pid %d (test_hostlock, "
-		 "user %s) holds %s (at most 5 s in all; ZC_METER_WAIT sets it, 0 to not wait)\n|",
-		 (int)getpid(), me(), path);
-	CHECK_STR(got, want);
 	unlink(path);
+}
+
+/*
+ * A second meter waits while the first holds the lock, says once who holds
+ * it, and once it has it, how long it waited.
+ */
+static void a_second_meter_waits_for_the_first_and_says_who(void)
+{
+	char path[64], got[2048] = "", want[512], *line2;
+	double waited = 0;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	wait_behind_the_first(path, 300, HOSTLOCK_SAY_EVERY_MS, got, sizeof(got));
+	snprintf(want, sizeof(want), "test_hostlock: waiting for the host's meter: pid %d (test_hostlock, "
+		 "user %s) holds %s (at most 5 s in all; ZC_METER_WAIT sets it, 0 to not wait)\n",
+		 (int)getpid(), me(), path);
+	CHECK(strncmp(got, want, strlen(want)) == 0);
+	line2 = got + strlen(want);
+	CHECK(sscanf(line2, "test_hostlock: took the host's meter after %lf s of waiting\n|", &waited) == 1);
+	CHECK(waited >= 0.2 && waited < 3);
+	CHECK_STR(strchr(line2, '\n'), "\n|");
+}
+
+/* A long wait says, every say_ms, that it is still waiting, for how long so far, and for whom. */
+static void a_long_wait_says_it_is_still_waiting(void)
+{
+	char path[64], got[2048] = "", want[512], *p;
+	int still = 0;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	wait_behind_the_first(path, 1100, 300, got, sizeof(got));
+	snprintf(want, sizeof(want), "s of at most 5; pid %d (test_hostlock, user %s) holds it\n",
+		 (int)getpid(), me());
+	for (p = strchr(got, '\n') + 1; strncmp(p, "test_hostlock: still waiting", 28) == 0;
+	     p = strchr(p, '\n') + 1) {
+		int secs = -1, at = 0;
+
+		CHECK(sscanf(p, "test_hostlock: still waiting for the host's meter: %d %n", &secs, &at) == 1);
+		CHECK(secs >= 0 && secs <= 2);
+		CHECK(strncmp(p + at, want, strlen(want)) == 0);
+		still++;
+	}
+	/* Said at 0.3, 0.6 and 0.9 s, and at 1.1 s if a poll ran late. */
+	CHECK(still >= 2 && still <= 4);
+	CHECK(strncmp(p, "test_hostlock: took the host's meter after 1.", 45) == 0);
 }
 
 /* A wait that runs out says how long it waited. */
@@ -120,7 +170,7 @@ static void a_wait_that_runs_out_says_so(void)
 	snprintf(path, sizeof(path), "%s/lock", dir);
 	CHECK(hostlock_take(path, &fd, 0, NULL, got, sizeof(got)) == 0);
 	CHECK(pipe(fds) == 0);
-	kid = take_in_child(path, 1, fds[1]);
+	kid = take_in_child(path, 1, HOSTLOCK_SAY_EVERY_MS, fds[1]);
 	close(fds[1]);
 	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
 	close(fds[0]);
@@ -195,7 +245,7 @@ static void a_hold_lets_in_what_runs_inside_it_and_no_other(void)
 	}
 	CHECK(read(fds[0], got, 1) == 1 && got[0] == 'y');
 	/* A second meter inside is refused, naming the first. */
-	kid = take_in_child(path, 0, fds[1]);
+	kid = take_in_child(path, 0, HOSTLOCK_SAY_EVERY_MS, fds[1]);
 	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 1);
 	memset(got, 0, sizeof(got));
 	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
@@ -301,6 +351,7 @@ int main(void)
 		return 1;
 	RUN(a_second_process_is_refused_and_told_who_holds_it);
 	RUN(a_second_meter_waits_for_the_first_and_says_who);
+	RUN(a_long_wait_says_it_is_still_waiting);
 	RUN(a_wait_that_runs_out_says_so);
 	RUN(a_hold_lets_in_what_runs_inside_it_and_no_other);
 	RUN(a_word_from_inside_lets_in_a_process_started_another_way);
