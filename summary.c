@@ -265,8 +265,13 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 	else
 		print_summary("", s->mode, sum, s->unit);
 	if (s->tcp_line && !s->json && s->streams == 1) {
+		char why[200];
+
 		tcpinfo_print(stdout, "", &sum->tcp);
 		print_calls("", sum, 1);
+		if (tcpinfo_held_back(&sum->tcp, sum->ns, sum->rate_asked && !below_rate(sum), why,
+				      sizeof(why)))
+			printf("held back by %s\n", why);
 	}
 	if (alt && !s->json)
 		alt_print(alt, stdout, s->unit);

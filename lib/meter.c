@@ -238,6 +238,11 @@ void meter_json(struct json *j, const struct meter *m, const struct soak_figures
 	json_double(j, "kernel_pct", f->kernel * 100, 1);
 	json_double(j, "time_lost_pct", f->time_lost * 100, 1);
 	json_double(j, "slowdown_pct", f->slowdown * 100, 1);
+	/* How busy the host was before the transfer, by the tare: another load's share. */
+	if (m->ref.tared && m->ref.idle_rate > 0)
+		json_double(j, "load_before_pct", (1 - m->ref.rate / m->ref.idle_rate) * 100, 1);
+	else
+		json_null(j, "load_before_pct");
 	json_string(j, "note", m->note[0] ? m->note : NULL);
 	if (shared >= 0)
 		json_bool(j, "shared", shared);

@@ -81,7 +81,7 @@ void netstat_print(FILE *out, const struct netstat *d)
 		fprintf(out, "host counters unread");
 		return;
 	}
-	fprintf(out, "host: autocorked %llu, delayed ACKs %llu (%llu locked), pure ACKs %llu in",
+	fprintf(out, "host: autocorked %llu, delayed ACKs %llu (%llu locked), pure ACKs received %llu",
 		(unsigned long long)d->v[NETSTAT_AUTOCORKING],
 		(unsigned long long)d->v[NETSTAT_DELAYED_ACKS],
 		(unsigned long long)d->v[NETSTAT_DELAYED_ACKS_LOCKED],

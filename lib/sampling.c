@@ -20,6 +20,14 @@
  * was written, a rate every later load divided by.
  */
 #define SOAK_IDLE_SHARE_REFUSE 0.5
+/* How many times a calibration is made before it is refused for that. */
+#define SOAK_CALIBRATION_TRIES 3
+/*
+ * A calibration this much below the one it would replace is refused: two
+ * made minutes apart on a shared host measured 9% apart, and every later run
+ * measured its tare 11% off the lower one.
+ */
+#define SOAK_REPLACE_DROP 0.05
 /* A period this much longer than asked (and at least 50 ms) is a stall, not a sample. */
 #define SOAK_STALL_FACTOR 1.5
 #define SOAK_STALL_MIN_NS (50 * 1000000ULL)
@@ -237,8 +245,9 @@ static int calibration_period(void *arg, const struct soak_sample *a, const stru
  */
 int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *stop)
 {
-	struct calibration c = { .n_cpus = m->n_cpus, .min_share = 1 };
-	struct soak_counts counts;
+	struct calibration c;
+	struct soak_counts counts, old;
+	char why[256];
 	int rc;
 
 	if (counts_check_writable(SOAK_COUNTS_FILE) < 0) {
@@ -247,7 +256,17 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 	}
 	if (soak_start(m) < 0)
 		return -1;
-	rc = soak_every(m, period_ms, stop, calibration_period, &c);
+	/* Another task that took a soaker's CPU for a while: the calibration is made again. */
+	for (int try = 1;; try++) {
+		c = (struct calibration){ .n_cpus = m->n_cpus, .min_share = 1 };
+		rc = soak_every(m, period_ms, stop, calibration_period, &c);
+		if (rc < 0 || *stop || c.min_share >= SOAK_IDLE_SHARE_REFUSE ||
+		    try == SOAK_CALIBRATION_TRIES)
+			break;
+		fprintf(stderr, "%s: a soaker had only %.1f%% of its CPU in a period (other tasks were "
+				"running): calibrating again (%d of %d)\n", program_invocation_short_name,
+			c.min_share * 100, try + 1, SOAK_CALIBRATION_TRIES);
+	}
 	soak_close(m);
 	if (rc < 0)
 		return -1;
@@ -271,6 +290,27 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 		fprintf(stderr, "%s: warning: a soaker had only %.1f%% of its CPU in a period: "
 				"other tasks were running\n",
 			program_invocation_short_name, c.min_share * 100);
+	/*
+	 * A calibration well below the one it would replace was made on a busier
+	 * (or slower) host: every later load would read high against it.
+	 */
+	if (counts_read(SOAK_COUNTS_FILE, m->n_cpus, &old, why, sizeof(why)) == 0 && old.per_sec > 0) {
+		double change = counts.per_sec / old.per_sec - 1;
+
+		if (change < -SOAK_REPLACE_DROP) {
+			snprintf(m->err, sizeof(m->err),
+				 "calibration refused: %.0f loops/sec is %.1f%% below %s's %.0f: the host "
+				 "is busier, or slower, than when that was made; calibrate on an idle "
+				 "system, or remove %s to keep this one", counts.per_sec, -change * 100,
+				 SOAK_COUNTS_FILE, old.per_sec, SOAK_COUNTS_FILE);
+			return -1;
+		}
+		if (change > SOAK_REPLACE_DROP)
+			fprintf(stderr, "%s: note: %.0f loops/sec is %.1f%% above %s's %.0f, which it "
+					"replaces: that one was made on a busier, or slower, host\n",
+				program_invocation_short_name, counts.per_sec, change * 100,
+				SOAK_COUNTS_FILE, old.per_sec);
+	}
 	if (counts_write(SOAK_COUNTS_FILE, &counts, m->n_cpus) < 0) {
 		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE,
 			 strerror(errno));

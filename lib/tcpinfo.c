@@ -101,7 +101,7 @@ void tcpinfo_print(FILE *out, const char *prefix, const struct tcpinfo *ti)
 	fprintf(out, "%stcp_info: retrans %llu segments", prefix, (unsigned long long)ti->total_retrans);
 	if (ti->have_bytes_retrans)
 		fprintf(out, " %llu bytes", (unsigned long long)ti->bytes_retrans);
-	fprintf(out, ", rtt %u us (var %u), cwnd %u x %u bytes, delivery %.1f MB/s", ti->srtt_us,
+	fprintf(out, ", rtt %u us (var %u), cwnd %u x %u bytes, delivery %.1f MB/s (its last sample)", ti->srtt_us,
 		ti->rttvar_us, ti->snd_cwnd, ti->snd_mss, ti->delivery_rate / 1e6);
 	if (ti->have_limits && ti->busy_us)
 		fprintf(out, ", busy %.3f s: rwnd-limited %.1f%%, sndbuf-limited %.1f%%\n",
@@ -110,4 +110,29 @@ void tcpinfo_print(FILE *out, const char *prefix, const struct tcpinfo *ti)
 		fprintf(out, ", busy 0 s (counted in jiffies): no shares\n");
 	else
 		fprintf(out, ", busy and its limits missing (Linux 4.10 and later)\n");
+}
+
+const char *tcpinfo_held_back(const struct tcpinfo *ti, uint64_t run_ns, int paced, char *buf,
+			      size_t len)
+{
+	double rwnd = tcpinfo_rwnd_pct(ti), sndbuf = tcpinfo_sndbuf_pct(ti);
+	double busy = run_ns ? 100.0 * ti->busy_us * 1000 / run_ns : 0;
+
+	if (!ti->have || !ti->have_limits || !ti->busy_us || !run_ns)
+		return NULL;
+	if (rwnd > TCPINFO_HELD_PCT && rwnd >= sndbuf)
+		snprintf(buf, len, "the receiver's window (%.0f%% of the busy time): the receiver reads "
+			 "slower than this sends, or its buffer is small (zcs -i)", rwnd);
+	else if (sndbuf > TCPINFO_HELD_PCT)
+		snprintf(buf, len, "the send buffer (%.0f%% of the busy time): a larger one (-o) may "
+			 "go faster", sndbuf);
+	else if (paced)
+		snprintf(buf, len, "the pacing: it sent at the rate asked (-R)");
+	else if (busy < TCPINFO_APP_PCT)
+		snprintf(buf, len, "the sender itself: the socket had data to send %.0f%% of the time, "
+			 "and waited for zcc (its CPU, its reads of the files) the rest", busy);
+	else
+		snprintf(buf, len, "the congestion window: the socket had data to send %.0f%% of the "
+			 "time, and neither the window nor the send buffer limited it", busy > 100 ? 100 : busy);
+	return buf;
 }

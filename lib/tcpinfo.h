@@ -30,6 +30,19 @@ int tcpinfo_read(int fd, struct tcpinfo *ti);
 /* The share of the busy time limited by the receive window, or the send buffer: percent, or -1. */
 double tcpinfo_rwnd_pct(const struct tcpinfo *ti);
 double tcpinfo_sndbuf_pct(const struct tcpinfo *ti);
+
+/*
+ * What held a stream of run_ns back, by its TCP_INFO: a limit (the
+ * receiver's window, the send buffer) over more than TCPINFO_HELD_PCT of its
+ * busy time; else, paced at the rate asked (paced: -R, reached), the pacing;
+ * else, busy (data to send) less than TCPINFO_APP_PCT of the run, the sender
+ * itself; else the congestion window. One phrase, in buf; NULL where
+ * TCP_INFO has no busy time to judge by.
+ */
+#define TCPINFO_HELD_PCT 20
+#define TCPINFO_APP_PCT 50
+const char *tcpinfo_held_back(const struct tcpinfo *ti, uint64_t run_ns, int paced, char *buf,
+			      size_t len);
 /* -J: the object "tcp_info" (null if none was read), missing fields null. */
 void tcpinfo_json(struct json *j, const struct tcpinfo *ti);
 /* -I: a line of its own, "PREFIXtcp_info: retrans ... , sndbuf-limited N%". */

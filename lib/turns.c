@@ -331,6 +331,11 @@ static void print_arm(const struct turns *t, unsigned i, FILE *out, char unit)
 	fprintf(out, "\n");
 }
 
+int turns_views_disagree(const struct paired *d, const struct paired *k)
+{
+	return d->n && k->n && ((d->lo > 0 && k->hi < 0) || (d->hi < 0 && k->lo > 0));
+}
+
 static void print_comparison(const struct turns *t, const struct comparison *c, FILE *out)
 {
 	const struct paired *d = &c->demand_pct, *l = &c->load_points, *k = &c->kernel_demand_pct;
@@ -358,10 +363,26 @@ static void print_comparison(const struct turns *t, const struct comparison *c, 
 		fprintf(out, ", the kernel's view %+.1f%% [%+.1f, %+.1f]", k->estimate, k->lo, k->hi);
 	if (c->carried_by == CARRIED_BY_KERNEL)
 		fprintf(out, ": the kernel's view carries it");
+	else if (c->carried_by == CARRIED_BY_SLOWDOWN && turns_views_disagree(d, k))
+		fprintf(out, ": the slowdown carries it, not CPU time the kernel counted, which went "
+			"the other way (the soakers ran slower beside it: caches, memory, the hypervisor)");
 	else if (c->carried_by == CARRIED_BY_SLOWDOWN)
 		fprintf(out, ": the slowdown carries it");
-	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]; %zu blocks of %u cycle%s\n", l->estimate,
-		l->lo, l->hi, l->n, block_cycles(t), block_cycles(t) > 1 ? "s" : "");
+	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]", l->estimate, l->lo, l->hi);
+	/* At full speed an arm that moves fewer bytes loads the host less, and may still cost more a KiB. */
+	if (l->n && d->n && ((l->hi < 0 && d->lo > 0) || (l->lo > 0 && d->hi < 0)))
+		fprintf(out, " (%s bytes a second: %s load, %s CPU a KiB)", l->hi < 0 ? "fewer" : "more",
+			l->hi < 0 ? "less" : "more", l->hi < 0 ? "more" : "less");
+	fprintf(out, "; %zu blocks of %u cycle%s\n", l->n, block_cycles(t), block_cycles(t) > 1 ? "s" : "");
+}
+
+uint64_t turns_bytes(const struct turns *t)
+{
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < t->n_slots; i++)
+		bytes += t->slots[i].bytes;
+	return bytes;
 }
 
 void turns_print(const struct turns *t, FILE *out, char unit)

@@ -21,6 +21,8 @@
 #include "json.h"
 #include "sampling.h"
 
+struct paired;
+
 /* The most arms a stream's turns may have (each TCP mode once, and one again). */
 #define TURNS_MAX_ARMS 8
 #define TURNS_NAME_BYTES 40
@@ -68,6 +70,14 @@ void turns_sum(const struct turns *sender, const struct turns *receiver, struct 
 /* The median of v[0..n) (the upper of the middle two), 0 for none; v is left as it was. */
 uint64_t turns_median(const uint64_t *v, size_t n);
 
+/* The bytes the slots measured, every arm's. */
+uint64_t turns_bytes(const struct turns *t);
+/*
+ * The soakers' difference d and the kernel's view of it k both leave out 0,
+ * on opposite sides: the meter says an arm costs more, the kernel's
+ * accounting that it costs less (or the other way).
+ */
+int turns_views_disagree(const struct paired *d, const struct paired *k);
 /* The arms' lines, and with a meter each arm against the cheapest. */
 void turns_print(const struct turns *t, FILE *out, char unit);
 /* The same as -J's slot_ms, block_cycles, arms, cheapest, comparisons and slots. */

@@ -13,12 +13,12 @@ GAP='[-+][0-9]+\.[0-9]'
 MODES=$(send_modes | paste -sd '|' -)
 # A table row: the cell, MB/s, then the rest; a paced section's rows have
 # the share of the rate reached between the two.
-ROW_CELL="^($MODES) +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -sd '|' -)) +\\| +$FIG +"
+ROW_CELL="^($MODES)!? +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -sd '|' -)) +\\| +$FIG +"
 ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) +[0-9]+ \\| +$NUM +$NUM +$NUM \\| (-|$NUM  $FIG)\$"
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct,host_autocorking,host_delayed_acks,host_pure_acks
-TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi,end
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct,host_autocorking,host_delayed_acks,host_pure_acks,load_before_pct,run
+TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi,end,run
 # A change in percent and its interval in the turns' verdict.
 TPCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
 # The cells CSV's figures: the runs CSV's, and the gap the report derives.
@@ -36,7 +36,10 @@ PACED_TARE=300
 PACED_METER=(--calibrate-ms 100 --tare-ms "$PACED_TARE" --turns 0)
 
 # matrix ARGS...: run it in $T (where its calibration goes) with quick periods.
+# matrix ARGS: zc-matrix to $T/out, a new run's directory (an earlier
+# run's is refused).
 matrix() {
+	rm -rf "$T/out"
 	(cd "$T" && bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --out "$T/out" "$@") >"$T/table" 2>"$T/err" ||
 		fail "zc-matrix failed: $(cat "$T/err")"
 }
@@ -48,7 +51,7 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM(,[0-9]+){3}\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM(,[0-9]+){3},(-?$NUM)?,[0-9]{8}T[0-9]{6}Z-[0-9]+\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
@@ -398,6 +401,7 @@ test_matrix_stops_where_the_calibration_is_refused() {
 test_matrix_remote_runs_zcs_through_a_command() {
 	two_hosts
 	remote_matrix() {
+		rm -rf "$T/out"
 		(cd "$T" && ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" \
 			--modes sendfile --placements none --rounds 1 --loops 5 --out "$T/out" "$@") >"$T/table" 2>"$T/err"
 	}
@@ -430,7 +434,7 @@ test_matrix_remote_runs_zcs_through_a_command() {
 	# Stopped early, it reports the rounds it has, and says where they are.
 	grep -qx "zc-matrix: stopped early: what it measured is in $T/out/zc-matrix-runs.csv; its report follows (scripts/zc-report $T/out/zc-matrix-runs.csv)" "$T/err" ||
 		fail "no word of the early stop: $(cat "$T/err")"
-	grep -q '^sendfile ' "$T/table" && grep -q '^# every run: ' "$T/table" ||
+	grep -q '^sendfile[ !]' "$T/table" && grep -q '^# every run: ' "$T/table" ||
 		fail "no report of the rounds measured: $(cat "$T/table")"
 }
 
@@ -503,7 +507,7 @@ test_matrix_remote_over_ssh() {
 	grep -qF "# one host: the far end ($SSH_CMD) is this machine" "$T/table" || fail "no one-host line: $(cat "$T/table")"
 	grep -qF "# $SSH_CMD $ROOT/zcs -d -p " "$T/table" && grep -q -- " -t 3600 -J -c -T $TARE -m read  (in $T/far)\$" "$T/table" ||
 		fail "no zcs -c over ssh: $(cat "$T/table")"
-	grep -q "^# $ROOT/zcc -J -c -T 0 -E -m sendfile,write -A 100 -b 1048576 -s 10.251.0.2 " "$T/table" ||
+	grep -q "^# $ROOT/zcc -J -c -T $TARE -E -m sendfile,write -A 100 -b 1048576 -s 10.251.0.2 " "$T/table" ||
 		fail "no turns to the far zcs: $(grep zcc "$T/table")"
 	# The far meter's figures and packets (zcs's own CPU time of 5 loops, in
 	# hundredths of a second, read 0.00 once in a sanitizer pass).
@@ -628,7 +632,8 @@ test_report_of_a_saved_runs_csv_is_the_runners_own() {
 	awk -F, -v OFS=, '{ t = $2; $2 = $16; $16 = t; print }' "$T/saved.csv" >"$T/swapped.csv"
 	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/swapped.csv" >"$T/report2" 2>"$T/err" ||
 		fail "zc-report of the swapped CSV failed: $(cat "$T/err")"
-	expect_eq "$(sed 's|swapped.csv|out/zc-matrix-runs.csv|' "$T/report2")" "$(cat "$T/report")" "the report of the swapped columns"
+	expect_eq "$(sed -e 's|out/swapped|out/zc-matrix|g' -e 's|zc-matrix-cells.csv|zc-matrix.csv|' -e 's|swapped.csv|out/zc-matrix-runs.csv|' "$T/report2")" \
+		"$(cat "$T/report")" "the report of the swapped columns"
 }
 
 # A saved run renders as it did: tests/report-runs.csv is a zc-matrix run
@@ -642,8 +647,8 @@ test_report_of_a_saved_run_is_byte_for_byte_what_it_was() {
 		fail "zc-report failed: $(cat "$T/report")"
 	grep -v '^# no plot\|^# plot written\|^# the same plot' "$T/report" | sed "s|$T/o/|OUT/|g" >"$T/got"
 	diff -u "$ROOT/tests/report-expected.txt" "$T/got" >"$T/diff" || fail "the report moved: $(cat "$T/diff")"
-	cmp -s "$ROOT/tests/report-cells.csv" "$T/o/zc-matrix.csv" ||
-		fail "the cells CSV moved: $(diff "$ROOT/tests/report-cells.csv" "$T/o/zc-matrix.csv")"
+	cmp -s "$ROOT/tests/report-cells.csv" "$T/o/report.csv" ||
+		fail "the cells CSV moved: $(diff "$ROOT/tests/report-cells.csv" "$T/o/report.csv")"
 }
 
 # No path reaches a shell: an --out and a runs CSV whose names hold a
@@ -658,10 +663,10 @@ test_report_paths_reach_no_shell() {
 	(cd "$T" && bash "$ROOT/scripts/zc-report" --out "$out" "$d/runs;touch PWNED2;.csv") >"$T/report" 2>&1 ||
 		fail "zc-report exited $?: $(cat "$T/report")"
 	ls "$T"/PWNED* /tmp/PWNED* 2>/dev/null && fail "a path ran as a command"
-	cmp -s "$ROOT/tests/report-cells.csv" "$out/zc-matrix.csv" || fail "no cells CSV at --out"
+	cmp -s "$ROOT/tests/report-cells.csv" "$out/runs;touch PWNED2;-cells.csv" || fail "no cells CSV at --out"
 	grep -q "^Verdict" "$T/report" || fail "no verdict: $(cat "$T/report")"
 	if command -v gnuplot >/dev/null; then
-		[ -s "$out/zc-matrix.png" ] && grep -q "service demand per method" "$out/zc-matrix-plot.txt" ||
+		[ -s "$out/runs;touch PWNED2;.png" ] && grep -q "service demand per method" "$out/runs;touch PWNED2;-plot.txt" ||
 			fail "no plot at --out: $(cat "$T/report")"
 	fi
 	true
@@ -680,7 +685,7 @@ test_empty_lists_and_dash_paths_are_taken_as_written() {
 	cp "$ROOT/tests/report-runs.csv" "$T/"
 	(cd "$T" && bash "$ROOT/scripts/zc-report" --out -x report-runs.csv) >"$T/out" 2>&1 ||
 		fail "zc-report --out -x: $(cat "$T/out")"
-	[ -s "$T/-x/zc-matrix.csv" ] || fail "no ./-x/zc-matrix.csv: $(cat "$T/out")"
+	[ -s "$T/-x/report.csv" ] || fail "no ./-x/report.csv: $(cat "$T/out")"
 }
 
 # runs_2001 RATE: a runs CSV (BENCH_RUNS_COLUMNS, written by name) of three
@@ -768,7 +773,7 @@ test_report_names_what_is_wrong_with_its_input() {
 	bash "$ROOT/scripts/zc-report" "$T/none.csv" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/none.csv: cannot be read"
 	bad_csv 'line 3: a quoted field (zc-matrix writes none)' '"1",write,1048576,separate,read,2926.2'
-	bad_csv 'line 3: 20 fields, where the header has 44' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
+	bad_csv 'line 3: 20 fields, where the header has 46' "$(echo "$GOOD_ROW" | cut -d, -f1-20)"
 	bad_csv "line 3: mbytes_per_sec is '99999999999999999999'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,99999999999999999999,/')"
 	# At most 15 digits, sign and point aside: 16 are refused, 15 taken.
 	bad_csv "line 3: mbytes_per_sec is '1234567890123456'" "$(echo "$GOOD_ROW" | sed 's/,2926\.2,/,1234567890123456,/')"
@@ -814,7 +819,7 @@ test_report_names_what_is_wrong_with_its_input() {
 }
 
 # A runs CSV row as zc-matrix writes it (full speed).
-GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5,,,,45000,,12,0.01,1.2,0.0,3,40,2100
+GOOD_ROW=1,write,1048576,separate,read,2926.2,64.9,0.454,0.351,0.098,2229.5,53.3,0.490,60.7,-23.8,,,63958,88995,88995,,,,,,,,,,,59.8,-6.5,,,,45000,,12,0.01,1.2,0.0,3,40,2100,0.4,20261127T041500Z-1
 
 # bad_csv MESSAGE ROW: zc-report refuses a runs CSV with ROW after a good
 # one, exit 1, naming the line and what is wrong in it; the good row alone
@@ -947,7 +952,7 @@ test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 # the other figures fixed; RWND and SNDBUF the shares limited, RETRANS the
 # share retransmitted (empty: 0).
 csv_row() {
-	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,,30000,,0,${11:-0.00},${9:-0.0},${10:-0.0},0,12,300"
+	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,,30000,,0,${11:-0.00},${9:-0.0},${10:-0.0},0,12,300,${12:-},${CSV_RUN:-}"
 }
 
 # The report, of runs made up for it: a section per rate; at one rate the
@@ -982,7 +987,7 @@ test_report_at_one_rate_sets_aside_a_method_that_missed_it() {
 	expect_eq "$(sed -n '/^Verdict: /,/^#/p' "$T/report" | grep '^    ')" \
 		"    send -b 1048576        0.805 us/KB  cheapest
     write -b 1048576       0.905 us/KB  +12.4% [+12.3, +12.5]"
-	expect_eq "$(cut -d, -f1,5 "$T/out/zc-matrix.csv" | tr '\n' '|')" \
+	expect_eq "$(cut -d, -f1,5 "$T/out/runs-cells.csv" | tr '\n' '|')" \
 		"mode,rate_bytes_per_sec|send,|write,|send,104857600|write,104857600|zerocopy,104857600|" "the cells CSV's rates"
 }
 
@@ -1033,8 +1038,8 @@ test_matrix_turns_give_the_verdict_at_each_rate() {
 	# with the throughput alone.
 	expect_eq "$(awk -F, '$29 == "receiver" { print $1 "," $8 "," ($10 > 0) "," $12 $13 $16 }' "$T/out/zc-matrix-turns.csv" | sort | tr '\n' '|')" \
 		",sendfile,1,|,write,1,|$rate,sendfile,1,|$rate,write,1,|" "the receiver's rows: $(cat "$T/out/zc-matrix-turns.csv")"
-	grep -q '^# .*/zcc -J -c -T 0 -E -m sendfile,write -A 50 ' "$T/table" || fail "no zcc -E for the turns: $(grep zcc "$T/table")"
-	grep -v ',receiver$' "$T/out/zc-matrix-turns.csv" >"$T/sender.csv"
+	grep -q '^# .*/zcc -J -c -T [0-9]* -E -m sendfile,write -A 50 ' "$T/table" || fail "no zcc -E for the turns: $(grep zcc "$T/table")"
+	awk -F, '$29 != "receiver"' "$T/out/zc-matrix-turns.csv" >"$T/sender.csv"
 	mv "$T/sender.csv" "$T/out/zc-matrix-turns.csv"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-turns.csv" | cut -d, -f1-6,8,9 | sort | tr '\n' '|')" \
 		",none,read,1048576,,50,sendfile,sendfile|,none,read,1048576,,50,write,write|$rate,none,read,1048576,,30,sendfile,sendfile|$rate,none,read,1048576,,30,write,write|" \
@@ -1063,7 +1068,7 @@ test_matrix_turns_give_the_verdict_at_each_rate() {
 turns_row() {
 	local against=${6:-} cmp=
 	[ -z "$against" ] || cmp="$against,$7,$8,20,1,$9,${10},${11},5.0,-1.0,9.0,1.000,0.500,1.500"
-	echo "$1,separate,read,1048576,,100,3.0,$2,$2,30,$5,$4,$3,$4,${cmp:-,,,,1,,,,,,,,,},${TURNS_END:-sender}"
+	echo "$1,separate,read,1048576,,100,3.0,$2,$2,30,$5,$4,$3,$4,${cmp:-,,,,1,,,,,,,,,},${TURNS_END:-sender},${CSV_RUN:-}"
 }
 
 # turns_verdict: zc-report of $T's CSVs, and its verdict from the turns at
@@ -1072,6 +1077,61 @@ turns_verdict() {
 	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
 		fail "zc-report failed: $(cat "$T/err")"
 	sed -n '/^Verdict at one rate, zcc -R 100m (104.9 MB\/s), from the turns/,/^$/p' "$T/report" | grep '^  '
+}
+
+# A report reads the turns of its own run and no other's (the column "run"
+# of both CSVs): the turns CSV beside it from another run is named and left
+# out; a runs CSV renamed finds its run's turns in its directory; --turns
+# of another run is refused. zc-matrix refuses an --out that holds an
+# earlier run's results, and by default writes each run to a directory of
+# its own, bench-out/latest naming the newest.
+test_a_report_reads_its_own_runs_turns_and_a_run_its_own_directory() {
+	local rc=0 first
+	{
+		echo "$RUNS_HEADER"
+		CSV_RUN=20261127T040000Z-1 csv_row 1 send 104857600 1.000 20.0 15.0 99.0 98.4
+		CSV_RUN=20261127T040000Z-1 csv_row 1 write 104857600 1.100 22.0 16.0 98.0 97.0
+	} >"$T/zc-matrix-runs.csv"
+	{
+		echo "$TURNS_HEADER"
+		CSV_RUN=20261127T035000Z-2 turns_row 104857600 write 0.900 18.0 104.8
+		CSV_RUN=20261127T035000Z-2 turns_row 104857600 send 0.990 19.8 104.7 write differs slowdown 10.0 4.2 15.1
+	} >"$T/zc-matrix-turns.csv"
+	expect_eq "$(turns_verdict)" "" "the verdict from another run's turns"
+	grep -qx "# $T/zc-matrix-turns.csv is another run's turns (run 20261127T035000Z-2; these runs are run 20261127T040000Z-1): the verdict is the rounds' alone" "$T/report" ||
+		fail "another run's turns not named: $(cat "$T/report")"
+	grep -q '^Verdict at one rate, zcc -R 100m (104.9 MB/s): the transmit methods' "$T/report" || fail "no rounds' verdict: $(cat "$T/report")"
+	bash "$ROOT/scripts/zc-report" --turns "$T/zc-matrix-turns.csv" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: --turns $T/zc-matrix-turns.csv: another run's turns (run 20261127T035000Z-2; $T/zc-matrix-runs.csv is run 20261127T040000Z-1)"
+	# The same run's, under any name beside a runs CSV of any name.
+	sed -i 's/20261127T035000Z-2/20261127T040000Z-1/' "$T/zc-matrix-turns.csv"
+	mv "$T/zc-matrix-turns.csv" "$T/mine-turns.csv"
+	mv "$T/zc-matrix-runs.csv" "$T/mine.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/mine.csv" >"$T/report" 2>"$T/err" || fail "zc-report failed: $(cat "$T/err")"
+	grep -q '^    send       0.990 us/KB  load  19.8%    104.7 MB/s  costs +10.0% \[+4.2, +15.1\]' "$T/report" ||
+		fail "the renamed run's turns were not read: $(cat "$T/report")"
+	[ -s "$T/out/mine-cells.csv" ] || fail "no cells CSV named for mine.csv: $(ls "$T/out")"
+	# zc-matrix: an --out with a run in it is refused before anything runs.
+	mkdir -p "$T/old" && cp "$T/mine.csv" "$T/old/zc-matrix-runs.csv"
+	rc=0
+	bash "$ROOT/scripts/zc-matrix" --out "$T/old" >"$T/out.txt" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "2:zc-matrix: --out '$T/old': it holds an earlier run's results ($T/old/zc-matrix-runs.csv): give a new directory, or remove them"
+	# Two runs without --out: two directories; the second, without turns,
+	# has no turns CSV and its report no turns' verdict.
+	calibrate_here
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms "$CAL_MS" --tare-ms "$TARE" --turns 2 --rate none \
+		--modes sendfile,send --placements none --rounds 1 --loops 2) >"$T/table1" 2>"$T/err" || fail "the first run failed: $(cat "$T/err")"
+	first=$(readlink "$T/bench-out/latest")
+	[ -s "$T/bench-out/$first/zc-matrix-turns.csv" ] || fail "no turns in the first run's directory: $(ls -R "$T/bench-out")"
+	sleep 1
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --rate none \
+		--modes sendfile,send --placements none --rounds 1 --loops 2) >"$T/table2" 2>"$T/err" || fail "the second run failed: $(cat "$T/err")"
+	expect_eq "$(ls "$T/bench-out" | wc -l)" 3 "two run directories and latest: $(ls "$T/bench-out")"
+	[ "$(readlink "$T/bench-out/latest")" != "$first" ] || fail "latest names the first run"
+	[ ! -e "$T/bench-out/latest/zc-matrix-turns.csv" ] || fail "the second run has a turns CSV"
+	grep -q 'from the turns' "$T/table2" && fail "the second run's report has a turns verdict: $(cat "$T/table2")"
+	grep -q "^# every run: bench-out/$(readlink "$T/bench-out/latest")/zc-matrix-runs.csv" "$T/table2" ||
+		fail "the report does not name the run's directory: $(tail -n 3 "$T/table2")"
 }
 
 # The report of a saved turns CSV: each verdict's words, which part carries
@@ -1247,7 +1307,7 @@ test_matrix_proto_udp_tables_the_datagram_modes() {
 # A datagram cell that lost more than 1% did less work: named, not ranked.
 test_report_sets_aside_a_datagram_cell_that_lost_too_much() {
 	udp_row() {
-		echo "$1,udp-$2,1472,none,udp-read,67.0,20.0,5.000,2.000,1.000,67.0,$3,$4,$3,0.0,,,40000,40000,40000,,,,,,,,67108864,100.0,100.0,$3,0.0,45000,$5,$6,1500,,,,,,,,"
+		echo "$1,udp-$2,1472,none,udp-read,67.0,20.0,5.000,2.000,1.000,67.0,$3,$4,$3,0.0,,,40000,40000,40000,,,,,,,,67108864,100.0,100.0,$3,0.0,45000,$5,$6,1500,,,,,,,,,,"
 	}
 	{
 		echo "$RUNS_HEADER"

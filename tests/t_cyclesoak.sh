@@ -113,9 +113,33 @@ test_C_on_a_host_with_no_cpu_to_spare_is_refused() {
 	done
 	sleep 0.2
 	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 >"$T/out" 2>"$T/err") && fail "calibrated: $(cat "$T/out")"
-	expect_match "$(cat "$T/err")" "^cyclesoak: calibration refused: a soaker had only [0-9]+\\.[0-9]% of its CPU in a period \\(less than 50%: other tasks were running\\); calibrate on an idle system\$"
+	# Made three times, and then refused.
+	expect_match "$(sed -n 1p "$T/err")" "^cyclesoak: a soaker had only [0-9]+\\.[0-9]% of its CPU in a period \\(other tasks were running\\): calibrating again \\(2 of 3\\)\$"
+	expect_match "$(sed -n 2p "$T/err")" "^cyclesoak: a soaker had only [0-9]+\\.[0-9]% of its CPU in a period \\(other tasks were running\\): calibrating again \\(3 of 3\\)\$"
+	expect_match "$(sed -n '3,$p' "$T/err")" "^cyclesoak: calibration refused: a soaker had only [0-9]+\\.[0-9]% of its CPU in a period \\(less than 50%: other tasks were running\\); calibrate on an idle system\$"
+	expect_eq "$(grep -c '^calibrating:' "$T/out")" 21 "periods: 3 calibrations of 7"
 	[ ! -e "$T/counts_per_sec" ] || fail "it wrote $(cat "$T/counts_per_sec")"
 	kill "${hogs[@]}" 2>/dev/null || true
+}
+
+# A calibration more than 5% below the one it would replace is refused,
+# naming both, and the file is left as it was; one more than 5% above it
+# replaces it, saying so.
+test_C_below_the_calibration_it_would_replace_is_refused() {
+	local rate n rc=0
+	calibrate_here
+	rate=$(head -n 1 "$T/counts_per_sec")
+	n=$(sed -n 's/^cpus //p' "$T/counts_per_sec")
+	printf '%s\ncpus %s\nspread 0.50%%\n' $((rate * 2)) "$n" >"$T/counts_per_sec"
+	cp "$T/counts_per_sec" "$T/before"
+	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 >"$T/out" 2>"$T/err") || rc=$?
+	expect_eq "$rc" 1 "exit"
+	expect_match "$(grep -v '^cyclesoak: warning: ' "$T/err")" "^cyclesoak: calibration refused: [0-9]+ loops/sec is [0-9]+\\.[0-9]% below \\./counts_per_sec's $((rate * 2)): the host is busier, or slower, than when that was made; calibrate on an idle system, or remove \\./counts_per_sec to keep this one\$"
+	cmp -s "$T/before" "$T/counts_per_sec" || fail "the file changed: $(cat "$T/counts_per_sec")"
+	printf '%s\ncpus %s\nspread 0.50%%\n' $((rate / 2)) "$n" >"$T/counts_per_sec"
+	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 >"$T/out" 2>"$T/err") || fail "the calibration above the file's failed: $(cat "$T/err")"
+	expect_match "$(grep -v '^cyclesoak: warning: ' "$T/err")" "^cyclesoak: note: [0-9]+ loops/sec is [0-9]+\\.[0-9]% above \\./counts_per_sec's $((rate / 2)), which it replaces: that one was made on a busier, or slower, host\$"
+	[ "$(head -n 1 "$T/counts_per_sec")" -gt $((rate * 3 / 4)) ] || fail "not replaced: $(cat "$T/counts_per_sec")"
 }
 
 # A calibration lower than the soakers' rate now gives loads below 0: each

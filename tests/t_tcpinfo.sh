@@ -4,7 +4,7 @@
 # slow.
 . "$(dirname "$0")/lib.sh"
 
-TCP_LINE='tcp_info: retrans [0-9]+ segments [0-9]+ bytes, rtt [0-9]+ us \(var [0-9]+\), cwnd [0-9]+ x [0-9]+ bytes, delivery [0-9]+\.[0-9] MB/s, busy ([0-9]+\.[0-9]{3} s: rwnd-limited [0-9]+\.[0-9]%, sndbuf-limited [0-9]+\.[0-9]%|0 s \(counted in jiffies\): no shares)'
+TCP_LINE='tcp_info: retrans [0-9]+ segments [0-9]+ bytes, rtt [0-9]+ us \(var [0-9]+\), cwnd [0-9]+ x [0-9]+ bytes, delivery [0-9]+\.[0-9] MB/s \(its last sample\), busy ([0-9]+\.[0-9]{3} s: rwnd-limited [0-9]+\.[0-9]%, sndbuf-limited [0-9]+\.[0-9]%|0 s \(counted in jiffies\): no shares)'
 
 # -I: a line of its own after each end's summary, the 2001 lines as they were.
 test_I_gives_tcp_info_after_each_ends_summary() {

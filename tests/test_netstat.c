@@ -66,7 +66,7 @@ static void a_delta_in_json_and_words(void)
 	fclose(o);
 	CHECK(strstr(out, "\"netstat\":{\"autocorking\":5,\"delayed_acks\":100,\"delayed_acks_locked\":2,\"pure_acks\":1}") !=
 	      NULL);
-	CHECK(strstr(out, "host: autocorked 5, delayed ACKs 100 (2 locked), pure ACKs 1 in") != NULL);
+	CHECK(strstr(out, "host: autocorked 5, delayed ACKs 100 (2 locked), pure ACKs received 1") != NULL);
 }
 
 /* This host's file has them all (Linux 3.14 and later). */

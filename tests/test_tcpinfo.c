@@ -95,7 +95,7 @@ static void the_shares_are_of_the_busy_time(void)
 	tcpinfo_print(f, "", &ti);
 	fclose(f);
 	CHECK_STR(line, "tcp_info: retrans 3 segments 4500 bytes, rtt 40 us (var 10), cwnd 10 x 65483 "
-		  "bytes, delivery 2500.0 MB/s, busy 2.000 s: rwnd-limited 75.0%, sndbuf-limited 5.0%\n");
+		  "bytes, delivery 2500.0 MB/s (its last sample), busy 2.000 s: rwnd-limited 75.0%, sndbuf-limited 5.0%\n");
 }
 
 int main(void)

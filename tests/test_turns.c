@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../lib/paired.h"
 #include "../lib/turns.h"
 #include "../lib/units.h"
 #include "check.h"
@@ -176,11 +177,29 @@ static void the_table_and_the_answer_come_back_whole(void)
 	turns_free(&s);
 }
 
+/*
+ * The meter's difference and the kernel's view disagree only where both
+ * intervals leave out 0 on opposite sides.
+ */
+static void the_two_views_disagree_only_on_opposite_sides_of_0(void)
+{
+	struct paired up = { 6.5, 1.4, 11.4, 20 }, down = { -20.5, -36.5, -3.7, 20 };
+	struct paired either = { -1.0, -5.0, 3.0, 20 }, none = { 0, 0, 0, 0 };
+
+	CHECK(turns_views_disagree(&up, &down));
+	CHECK(turns_views_disagree(&down, &up));
+	CHECK(!turns_views_disagree(&up, &up));
+	CHECK(!turns_views_disagree(&up, &either));
+	CHECK(!turns_views_disagree(&either, &down));
+	CHECK(!turns_views_disagree(&up, &none));
+}
+
 int main(void)
 {
 	RUN(arms_named_twice_carry_their_place);
 	RUN(a_known_difference_is_found_in_points);
 	RUN(both_ends_add_the_two_demands);
 	RUN(the_table_and_the_answer_come_back_whole);
+	RUN(the_two_views_disagree_only_on_opposite_sides_of_0);
 	return CHECK_EXIT();
 }

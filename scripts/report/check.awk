@@ -21,6 +21,7 @@ function listed(list, x) { return index("," list ",", "," x ",") > 0 }
 		else if (k == "bufsize") ok = v == "-" || v ~ /^[0-9]+$/ && length(v) <= 10
 		else if (k == "placement") ok = listed("none,separate,same", v)
 		else if (k == "recv") ok = listed(recvs, v)
+		else if (k == "run") ok = v == "" || v ~ /^[0-9A-Za-z.-]+$/ && length(v) <= 64
 		else if (k == "offload") ok = v == "" || v ~ /^sg:(on|off)\/tx:(on|off)$/
 		else ok = v == "" || v ~ /^-?[0-9]+(\.[0-9]+)?$/ && digits(v) <= 15 && !(never_negative(k) && v < 0)
 		if (!ok) bad(k " is '" shown(v) "'" (never_negative(k) && v ~ /^-/ ? ", below 0" : ""))

@@ -18,6 +18,12 @@ rate() != want { next }
 	for (i = 1; i <= nf; i++)
 		if ((f[i] in c) && $c[f[i]] != "")
 			v[key, f[i]] = v[key, f[i]] " " $c[f[i]]
+	# A metered run that began on a busy host (its tare: another load's share).
+	if (col("load_before_pct") != "" && col("load_before_pct") + 0 > busy_pct) {
+		busy[key] = busy[key] + 1
+		if (!(key in busiest) || col("load_before_pct") + 0 > busiest[key])
+			busiest[key] = col("load_before_pct") + 0
+	}
 	if ($c["load_pct"] != "" && $c["kernel_pct"] != "")
 		v[key, "meter_gap_pts"] = v[key, "meter_gap_pts"] " " ($c["load_pct"] - $c["kernel_pct"])
 }
@@ -44,10 +50,15 @@ END {
 		if (id[5] != want || (id[1] ~ /^udp-/) != dg)
 			continue
 		k = id[1] SUBSEP id[2] SUBSEP id[3] SUBSEP id[4]
+		name = id[1] ((k in busy) ? "!" : "")
+		if (k in busy) {
+			n_busy++
+			marked = marked sprintf("\n#   %s: %d of its rounds, up to %.1f%% busy", id[1], busy[k], busiest[k])
+		}
 		if (dg)
-			printf "%-16s %7s %-9s %-12s | %-24s ", id[1], id[2], id[3], id[4], cell(k, "mbytes_per_sec", "%.1f")
+			printf "%-16s %7s %-9s %-12s | %-24s ", name, id[2], id[3], id[4], cell(k, "mbytes_per_sec", "%.1f")
 		else
-			printf "%-9s %7s %-9s %-8s | %-24s ", id[1], id[2], id[3], id[4], cell(k, "mbytes_per_sec", "%.1f")
+			printf "%-9s %7s %-9s %-8s | %-24s ", name, id[2], id[3], id[4], cell(k, "mbytes_per_sec", "%.1f")
 		if (paced)
 			printf "%-7s ", (k, "rate_reached_pct_metered") in v ? fig(k, "rate_reached_pct_metered", "%.0f%%") : "-"
 		printf "%-20s %-24s %7s %5s | %6s %6s    | %-20s | %-6s | %s | %8s %8s %8s %6s | %6s %6s %7s | %s\n",
@@ -80,5 +91,10 @@ END {
 			}
 		}
 		print line >> csv
+	}
+	if (n_busy) {
+		print "# !: the host was more than " busy_pct "% busy before a metered run of the cell began, by its tare"
+		print "# (zcc's note \"the system was N% busy\"): another load ran beside it, and its load% and us/KB"
+		print "# are what the transfer added to that load, with a wider spread; measure again on a quiet host:" marked
 	}
 }
