@@ -14,7 +14,14 @@ test_I_gives_tcp_info_after_each_ends_summary() {
 	expect_match "$(sed -n 1p "$T/out")" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile$CPU_TIMES\$"
 	expect_match "$(sed -n 2p "$T/out")" "^$TCP_LINE\$" "zcc's tcp_info line"
 	expect_match "$(sed -n 3p "$T/out")" "^calls: [0-9]+, [0-9.]+ bytes a call; host: " "zcc's calls line"
-	expect_eq "$(wc -l <"$T/out")" 3 "zcc's lines"
+	# What held it back, where the kernel counted a busy time (jiffies: a
+	# short run may have none).
+	if grep -q 'busy 0 s' "$T/out"; then
+		expect_eq "$(wc -l <"$T/out")" 3 "zcc's lines"
+	else
+		expect_match "$(sed -n 4p "$T/out")" "^held back by " "zcc's held-back line"
+		expect_eq "$(wc -l <"$T/out")" 4 "zcc's lines"
+	fi
 	wait_summaries 1
 	expect_match "$(grep -A1 '^received ' "$T/zcs.out" | sed -n 2p)" "^$TCP_LINE\$" "zcs's tcp_info line"
 	"$ROOT/zcc" -P 2 -I -n 3 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -P 2 -I failed"
@@ -52,6 +59,20 @@ test_a_slow_receiver_limits_the_sender_by_its_window() {
 	"$ROOT/zcc" -I -t 1 -W 10 -p "$CAPTURE_PORT" -s 127.0.0.1 "$T/file" >"$T/out" || fail "zcc: $(cat "$T/out")"
 	pct=$(sed -n 's/.*rwnd-limited \([0-9.]*\)%.*/\1/p' "$T/out")
 	awk -v p="$pct" 'BEGIN { exit !(p > 40) }' || fail "rwnd-limited ${pct:-?}%: $(cat "$T/out")"
+	expect_eq "$(sed -n 4p "$T/out")" "held back by the receiver's window ($(printf '%.0f' "$pct")% of the busy time): the receiver reads slower than this sends, or its buffer is small (zcs -i)"
+}
+
+# -I's last line: paced and at the rate, the pacing held the stream back;
+# at full speed over loopback, the sender itself or the congestion window
+# (the window and the send buffer limited it less than 20% here).
+test_I_says_what_held_the_stream_back() {
+	make_files "$T/f"
+	start_zcs
+	"$ROOT/zcc" -I -R 20m -t 1 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -I -R failed"
+	grep -q 'reached (short of it)' "$T/out" && skip "the host could not pace at 20 MiB/s: $(head -n 1 "$T/out")"
+	expect_eq "$(sed -n 4p "$T/out")" "held back by the pacing: it sent at the rate asked (-R)" "paced: $(cat "$T/out")"
+	"$ROOT/zcc" -I -t 1 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -I failed"
+	expect_match "$(sed -n 4p "$T/out")" "^held back by (the sender itself: the socket had data to send [0-9]+% of the time, and waited for zcc \\(its CPU, its reads of the files\\) the rest|the congestion window: the socket had data to send [0-9]+% of the time, and neither the window nor the send buffer limited it|the (receiver's window|send buffer) \\([0-9]+% of the busy time\\).*)\$" "full speed: $(cat "$T/out")"
 }
 
 # retrans_segs NS: the namespace's TCP RetransSegs (/proc/net/snmp, its own).
