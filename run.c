@@ -144,7 +144,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
 				 .datagrams = snd->datagrams, .calls = snd->calls,
 				 .received = snd->acked_datagrams, .rate = s->stream_rate,
-				 .rate_asked = s->rate_asked,
+				 .rate_asked = s->rate_asked, .rate_unit = s->rate_unit,
 				 .files_sent = snd->files_sent, .tcp = tcp, .host = nd };
 	if (linked)
 		sum->link = lk;

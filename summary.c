@@ -49,7 +49,10 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 		       (unsigned long long)sum->calls);
 	if (mode->datagram && sum->confirmed)
 		printf(", %llu received", (unsigned long long)sum->received);
-	if (sum->rate && unit == UNITS_DEFAULT)
+	if (sum->rate && unit == UNITS_DEFAULT && sum->rate_unit)
+		printf(", rate %.0f kbytes/sec asked (%s)", sum->rate / 1024.0,
+		       units_rate(rate, sizeof(rate), sum->rate, NSEC_PER_SEC, sum->rate_unit));
+	else if (sum->rate && unit == UNITS_DEFAULT)
 		printf(", rate %.0f kbytes/sec asked", sum->rate / 1024.0);
 	else if (sum->rate)
 		printf(", rate %s asked", units_rate(rate, sizeof(rate), sum->rate, NSEC_PER_SEC, unit));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -325,6 +326,22 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	s->n_paths = argc - optind;
 }
 
+/* -R's unit of bits a second, as -f names it ("400mbit": 'm'); 0 for bytes, or for "bit". */
+static char bits_unit(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	if (n < 4 || strcasecmp(arg + n - 3, "bit") != 0)
+		return 0;
+	switch (arg[n - 4]) {
+	case 'k': case 'K': return 'k';
+	case 'm': case 'M': return 'm';
+	case 'g': case 'G': return 'g';
+	case 't': case 'T': return 't';
+	default: return 0;
+	}
+}
+
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	const char *mode_arg = NULL;
@@ -414,6 +431,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'R':
 			s->rate_bytes_per_sec = opt_rate(c, optarg, MIN_STREAM_RATE, LONG_MAX);
 			s->rate_asked = 1;
+			s->rate_unit = bits_unit(optarg);
 			break;
 		case 's':
 			if (*optarg == '\0')

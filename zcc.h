@@ -32,6 +32,7 @@ struct settings {
 	long streams;		/* -P */
 	uint64_t rate_bytes_per_sec;	/* -R: the whole transfer's, split across the streams; 0 */
 	int rate_asked;		/* -R given: -u without it paces at DEFAULT_DGRAM_RATE, asked of no one */
+	char rate_unit;		/* -R in kbit, mbit, gbit or tbit: 'k', 'm', 'g', 't' (-f's letter); 0 */
 	uint64_t stream_rate;	/* -R's share of each stream */
 	int datagram;		/* -u */
 	long dgram_bytes;	/* -l */
@@ -71,6 +72,7 @@ struct summary {
 	int failed;		/* -P: the stream failed; bytes is what it sent first */
 	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts (-u: its pace); 0 */
 	int rate_asked;		/* -R was given (-u paces at its default without it) */
+	char rate_unit;		/* the unit -R was given in, bits a second: the rate asked in it too; 0 */
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	uint64_t datagrams;	/* -u: DATA datagrams sent */

@@ -58,6 +58,13 @@ function change(a, b,   na, nb, x, y, i, j, n, r, k, med) {
 	k = mw_rank(na, nb)
 	return sprintf("%.1f %.1f %.1f %d", 100 * (med - 1), 100 * (r[k > 0 ? k : 1] - 1), 100 * (r[n + 1 - (k > 0 ? k : 1)] - 1), k)
 }
+# enough(): the fewest rounds a side, the same on both, that give a 95% interval.
+function enough(   r) {
+	if (!enough_rounds)
+		for (enough_rounds = 2; enough_rounds < 20 && mw_rank(enough_rounds, enough_rounds) == 0; enough_rounds++)
+			;
+	return enough_rounds
+}
 # side_of(LIST): "median +-x%": the interval's wider side over the median.
 function side_of(list,   s, w) {
 	split(stats(list), s, " ")
@@ -74,7 +81,8 @@ END {
 		}
 		split(change(d[1, k], d[2, k]), ch, " ")
 		if (ch[4] == 0)
-			delta = sprintf("too few rounds (%+.1f%%, range %+.1f to %+.1f)", ch[1], ch[2], ch[3])
+			delta = sprintf("too few rounds, %d+%d at least (%+.1f%%, range %+.1f to %+.1f)", enough(), enough(),
+				ch[1], ch[2], ch[3])
 		else if (ch[2] <= 0 && ch[3] >= 0)
 			delta = sprintf("no change (%+.1f%% [%+.1f, %+.1f])", ch[1], ch[2], ch[3])
 		else

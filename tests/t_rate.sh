@@ -89,6 +89,11 @@ test_R_takes_bits_with_their_unit() {
 	expect_match "$(cat "$T/out")" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+\.[0-9]{2} Mbits/sec, mode sendfile, rate 1500\.00 Mbits/sec asked"
 	"$ROOT/zcc" -R 4Gbit -J -p "$PORT" -s 127.0.0.1 "$T"/f/one >"$T/out" 2>"$T/err" || fail "zcc failed: $(cat "$T/err")"
 	expect_match "$(cat "$T/out")" '"rate_bytes_per_sec":500000000[,}]'
+	# Asked in bits, the summary gives the rate asked in the same unit too.
+	"$ROOT/zcc" -R 400mbit -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" 2>"$T/err" || fail "zcc failed: $(cat "$T/err")"
+	expect_match "$(cat "$T/out")" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode sendfile, rate 48828 kbytes/sec asked \\(400\\.00 Mbits/sec\\)(, [0-9]+% reached \\(short of it\\))?$CPU_TIMES\$"
+	"$ROOT/zcc" -R 2gbit -n 1 -p "$PORT" -s 127.0.0.1 "$T"/f/one >"$T/out" 2>"$T/err" || fail "zcc failed: $(cat "$T/err")"
+	expect_match "$(cat "$T/out")" ", rate 244141 kbytes/sec asked \\(2\\.00 Gbits/sec\\)"
 }
 
 # A rate no loopback can carry: the run ends as any other, and its summary,

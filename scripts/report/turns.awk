@@ -25,7 +25,8 @@ END {
 		print "Verdict at one rate, " rate_words(want) ", from the turns: every method sending in turns"
 	else
 		print "Verdict at full speed, from the turns: every method sending in turns"
-	print "in one stream under one meter (zcc -m A,B,... -c), by service demand (us/KB), cheapest first;"
+	print "in one stream under one meter (zcc -m A,B,... -c), the cheapest by service demand (us/KB) first,"
+	print "then each by its difference from it;"
 	print "each against the cheapest is the Hodges-Lehmann estimate of the blocks' differences (the median"
 	print "of their pairwise averages) with its 95% interval (Wilcoxon's signed-rank): it"
 	print "\"costs\" where that leaves out 0, is \"the same\" where it lies within +-5%, else \"not resolved\"."
@@ -44,12 +45,24 @@ END {
 		turned = turned "|" p
 	print "turned: " substr(turned, 2)
 }
-# print_end(G, END, ID): one end's arms of group G, cheapest first, each against the cheapest.
-function print_end(g, e, id,   k, j, m, r, d, t, blocks, cyc, line, v, kv) {
+# order_key(ROW): where an arm comes in its end's lines: the cheapest first,
+# then by its difference from the cheapest (the verdict's estimate), then
+# those with none, by us/KB.
+function order_key(r) {
+	if (f(r, "verdict") == "")
+		return -1e18
+	if (f(r, "demand_pct") != "")
+		return f(r, "demand_pct") + 0
+	return 1e15 + f(r, "demand_us_per_kb")
+}
+# print_end(G, END, ID): one end's arms of group G, cheapest first, then by
+# their difference from it.
+function print_end(g, e, id,   k, j, m, r, d, o, t, blocks, cyc, line, v, kv) {
 	k = n[g, e]
-	for (j = 1; j <= k; j++) { r[j] = row[g, e, j]; d[j] = f(r[j], "demand_us_per_kb") + 0 }
+	for (j = 1; j <= k; j++) { r[j] = row[g, e, j]; d[j] = f(r[j], "demand_us_per_kb") + 0; o[j] = order_key(r[j]) }
 	for (j = 2; j <= k; j++)
-		for (m = j; m > 1 && d[m - 1] > d[m]; m--) {
+		for (m = j; m > 1 && o[m - 1] > o[m]; m--) {
+			t = o[m]; o[m] = o[m - 1]; o[m - 1] = t
 			t = d[m]; d[m] = d[m - 1]; d[m - 1] = t
 			t = r[m]; r[m] = r[m - 1]; r[m - 1] = t
 		}
@@ -87,12 +100,23 @@ function print_end(g, e, id,   k, j, m, r, d, t, blocks, cyc, line, v, kv) {
 			f(r[j], "kernel_demand_pct_hi"))
 		if (f(r[j], "carried_by") == "kernel")
 			line = line ": the kernel's view carries it, " kv
+		else if (f(r[j], "carried_by") == "slowdown" && disagree(r[j]))
+			line = line ": the slowdown carries it, not CPU time the kernel counted, which went the other way, " kv \
+				" (the soakers ran slower beside it: caches, memory, the hypervisor)"
 		else if (f(r[j], "carried_by") == "slowdown")
 			line = line ": the slowdown carries it (the kernel's view " kv ")"
 		if (want != "-" && f(r[j], "mbytes_per_sec") * 1e6 < want * reached_pct / 100)
 			line = line sprintf("; reached %.0f%% of the rate", 100 * f(r[j], "mbytes_per_sec") * 1e6 / want)
 		print line
 	}
+}
+# disagree(ROW): the soakers' difference and the kernel's view of it both
+# leave out 0, on opposite sides (lib/turns, turns_views_disagree).
+function disagree(r) {
+	if (f(r, "demand_pct_lo") == "" || f(r, "kernel_demand_pct_lo") == "")
+		return 0
+	return (f(r, "demand_pct_lo") > 0 && f(r, "kernel_demand_pct_hi") < 0) ||
+		(f(r, "demand_pct_hi") < 0 && f(r, "kernel_demand_pct_lo") > 0)
 }
 # within(LO, HI): the bound an interval lies within, rounded up to a tenth (lib/paired).
 function within(lo, hi,   w) {
