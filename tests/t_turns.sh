@@ -344,4 +344,26 @@ test_turns_usage_errors_name_what_is_wrong() {
 		-k -m write,zerocopy -s 127.0.0.1 /etc/hostname
 }
 
+# README.zc's quickest answer, as written but for its 20 s (4 here), its
+# port and its directory: the lines it shows, in their order.
+test_the_readmes_quickest_answer_runs_as_written() {
+	local cmd out
+	cmd=$(sed -n 's/^    \$ \(\.\/zcc -c -m send,sendfile .*\)$/\1/p' "$ROOT/README.zc")
+	expect_eq "$cmd" "./zcc -c -m send,sendfile -R 400m -t 20 -s localhost files/*" "README.zc's command"
+	grep -qx '    \$ mkdir files; for i in \$(seq 60); do head -c 350000 /dev/urandom >files/\$i; done' "$ROOT/README.zc" ||
+		fail "README.zc's files are not made as this test makes them"
+	mkdir "$T/files"
+	for i in $(seq 60); do head -c 350000 /dev/urandom >"$T/files/$i"; done
+	calibrate_here
+	start_zcs
+	out=$(cd "$T" && "$ROOT/zcc" -c -m send,sendfile -R 400m -t 4 -p "$PORT" -s localhost files/* 2>"$T/err") ||
+		fail "zcc failed: $(cat "$T/err")"
+	expect_match "$(sed -n 1p <<<"$out")" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode send,sendfile, rate 409600 kbytes/sec asked(, [0-9]+% reached \\(short of it\\))?, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES$LO_LINK\$"
+	expect_match "$(sed -n 2p <<<"$out")" '^arm send: [1-9][0-9]* slots, [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$'
+	expect_match "$(sed -n 3p <<<"$out")" '^arm sendfile: [1-9][0-9]* slots, '
+	expect_match "$(sed -n 4p <<<"$out")" "^(send|sendfile): (costs $PCT against|the same as|not resolved against) (send|sendfile)"
+	expect_match "$(sed -n 5p <<<"$out")" '^the slots measured [0-9]+ of the [0-9]+ bytes sent \([0-9]+%\): the first quarter of each slot \(25\.0 ms, its guard\)'
+	expect_eq "$(wc -l <<<"$out")" 5 "lines"
+}
+
 run_tests "$@"
