@@ -1454,10 +1454,10 @@ test_matrix_waits_for_the_hosts_meter_and_then_runs() {
 # down its jobserver (no '+'), builds what it must without a warning.
 test_the_scripts_make_says_nothing_of_a_jobserver_it_was_not_given() {
 	printf 'all:\n\t@bash -c ". %s/scripts/bench-lib.sh; ROOT=%s; bench_make zcs"\n' "$ROOT" "$ROOT" >"$T/Makefile"
-	make -s -j2 -C "$T" >"$T/out" 2>"$T/err" || fail "the make failed: $(cat "$T/err")"
+	MAKEFLAGS= make -s -j2 -C "$T" >"$T/out" 2>"$T/err" || fail "the make failed: $(cat "$T/err")"
 	expect_eq "$(cat "$T/out" "$T/err")" "" "what the make said"
 	printf 'all:\n\t@bash -c "make -s -C %s zcs"\n' "$ROOT" >"$T/Makefile"
-	make -s -j2 -C "$T" >"$T/out" 2>"$T/err" || fail "the plain make failed: $(cat "$T/err")"
+	MAKEFLAGS= make -s -j2 -C "$T" >"$T/out" 2>"$T/err" || fail "the plain make failed: $(cat "$T/err")"
 	grep -q 'jobserver unavailable' "$T/err" || fail "a plain make did not warn: the test shows nothing here"
 }
 

@@ -99,13 +99,18 @@ test_zcc_J_with_c_has_the_meters_figures() {
 	start_zcs
 	(cd "$T" && "$ROOT/zcc" -J -c -T 200 -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out")
 	expect_eq "$(jq_py "$T/out" 'sorted(objs[0]["meter"])')" \
-		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_before_pct', 'load_pct', 'note', 'seconds', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["meter"]["cpus"], objs[0]["meter"]["tare_ms"]')" "($(allowed_cpus), 200)"
 	jq_py "$T/out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and objs[0]["meter"]["demand_us_per_kb"] is not None' |
 		grep -qx True || fail "meter figures: $(cat "$T/out")"
 	# The load's two parts add up to it (each rounded to 0.1).
 	jq_py "$T/out" 'abs(objs[0]["meter"]["time_lost_pct"] + objs[0]["meter"]["slowdown_pct"] - objs[0]["meter"]["load_pct"]) <= 0.15' |
 		grep -qx True || fail "time lost and slowdown do not add up to the load: $(cat "$T/out")"
+	# How busy the host was before, by the tare: a share, null without one.
+	jq_py "$T/out" '-100 < objs[0]["meter"]["load_before_pct"] <= 100' | grep -qx True ||
+		fail "load_before_pct: $(cat "$T/out")"
+	(cd "$T" && "$ROOT/zcc" -J -c -T 0 -n 2 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out")
+	expect_eq "$(jq_py "$T/out" 'objs[0]["meter"]["load_before_pct"]')" "None" "load_before_pct with -T 0"
 }
 
 # zcs -c -J: the meter's object, as zcc's, and whether the window was shared.
@@ -117,7 +122,7 @@ test_zcs_J_with_c_has_the_meters_figures_per_connection() {
 	"$ROOT/zcc" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >/dev/null || fail "zcc failed"
 	wait_summaries 1
 	expect_eq "$(jq_py "$T/zcs.out" 'sorted(objs[0]["meter"])')" \
-		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_pct', 'note', 'seconds', 'shared', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_before_pct', 'load_pct', 'note', 'seconds', 'shared', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
 	expect_eq "$(jq_py "$T/zcs.out" 'objs[0]["meter"]["cpus"], 250 <= objs[0]["meter"]["tare_ms"] <= 450, objs[0]["meter"]["shared"]')" \
 		"($(allowed_cpus), True, False)"
 	jq_py "$T/zcs.out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and abs(objs[0]["meter"]["seconds"] - objs[0]["result"]["seconds"]) < 0.05' |
