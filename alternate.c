@@ -30,29 +30,32 @@
 #define TURNS_QUEUE_SHARE 16
 
 void alt_setup(struct alternation *alt, const struct send_mode *const *modes, unsigned n,
-	       const struct tx_config *c, long slot_ms)
+	       const struct tx_config *c, long slot_ms, const struct alt_knob_arms *knob)
 {
-	struct tx_config others = *c;
+	const char *names[ALT_MAX_ARMS], *arms[ALT_MAX_ARMS];
 
 	memset(alt, 0, sizeof(*alt));
 	alt->n_arms = n;
 	alt->slot_ms = slot_ms;
 	alt->debug = c->debug;
-	/* -R: the socket is paced once, by the arm that connects it. */
-	others.rate = 0;
+	if (knob)
+		alt->knob = *knob;
 	for (unsigned i = 0; i < n; i++) {
-		tx_sender_setup(&alt->arms[i], modes[i], i == 0 ? c : &others);
+		struct tx_config own = *c;
+
+		/* -R: the socket is paced once, by the arm that connects it. */
+		if (i > 0)
+			own.rate = 0;
+		if (alt->knob.knob == ALT_KNOB_CHUNK)
+			own.bufsize = alt->knob.value[i];
+		tx_sender_setup(&alt->arms[i], modes[i], &own);
 		alt->errqueue_arms += modes[i]->errqueue;
+		names[i] = modes[i]->name;
+		arms[i] = alt->knob.knob ? alt->knob.label[i] : NULL;
 	}
 	alt->current = &alt->arms[0];
 	alt->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
-	{
-		const char *names[ALT_MAX_ARMS];
-
-		for (unsigned i = 0; i < n; i++)
-			names[i] = modes[i]->name;
-		turns_init(&alt->result, TURNS_SENDER, names, n, slot_ms);
-	}
+	turns_init_named(&alt->result, TURNS_SENDER, names, alt->knob.knob ? arms : NULL, n, slot_ms);
 }
 
 /*
@@ -62,16 +65,15 @@ void alt_setup(struct alternation *alt, const struct send_mode *const *modes, un
  * next one. The bytes not yet sent are held to a sixteenth of a slot at
  * the rate (64 KiB at least), so that a slot's bytes leave in that slot.
  */
-static void bound_the_queue(struct alternation *alt)
+static void bound_the_queue(struct alternation *alt, uint64_t rate)
 {
-	uint64_t rate = alt->arms[0].rate;
 	uint64_t bytes = rate * alt->slot_ms / 1000 / TURNS_QUEUE_SHARE;
 	int lowat;
 
 	if (!rate)
 		return;
 	lowat = bytes < 65536 ? 65536 : bytes > INT_MAX ? INT_MAX : (int)bytes;
-	if (setsockopt(alt->arms[0].sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat,
+	if (setsockopt(alt->current->sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat,
 		       sizeof(lowat)) < 0)
 		err(1, "setsockopt TCP_NOTSENT_LOWAT %d", lowat);
 	alt->notsent_lowat = alt->result.notsent_lowat = lowat;
@@ -80,13 +82,44 @@ static void bound_the_queue(struct alternation *alt)
 			"zcc: the turns hold the bytes not yet sent to %d (TCP_NOTSENT_LOWAT)\n", lowat);
 }
 
+/* -X's socket options that are an int, by knob. */
+static const struct {
+	int level, name;
+	const char *said;
+} knob_options[] = {
+	[ALT_KNOB_SNDBUF] = { SOL_SOCKET, SO_SNDBUF, "SO_SNDBUF" },
+	[ALT_KNOB_NODELAY] = { IPPROTO_TCP, TCP_NODELAY, "TCP_NODELAY" },
+	[ALT_KNOB_CORK] = { IPPROTO_TCP, TCP_CORK, "TCP_CORK" },
+};
+
+/* -X: the current arm's value of the setting, on the socket, as its slot begins. */
+static void set_knob(struct alternation *alt)
+{
+	enum alt_knob k = alt->knob.knob;
+	uint64_t v = alt->knob.value[alt->cur];
+	int iv = v > INT_MAX ? INT_MAX : (int)v;
+
+	if (k == ALT_KNOB_NONE || k == ALT_KNOB_CHUNK)
+		return;
+	if (k == ALT_KNOB_PACING) {
+		net_set_pacing(alt->current->sock, v, 0);
+		/* The queue held to a sixteenth of a slot at this arm's rate, as -R's is. */
+		bound_the_queue(alt, v);
+	} else if (setsockopt(alt->current->sock, knob_options[k].level, knob_options[k].name, &iv,
+			      sizeof(iv)) < 0) {
+		err(1, "-X %s: setsockopt %s", alt->knob.label[alt->cur], knob_options[k].said);
+	}
+	if (alt->debug)
+		fprintf(stderr, "zcc: -X %s set\n", alt->knob.label[alt->cur]);
+}
+
 void alt_connected(struct alternation *alt)
 {
 	for (unsigned i = 0; i < alt->n_arms; i++) {
 		alt->arms[i].sock = alt->arms[0].sock;
 		tx_sender_connected(&alt->arms[i]);
 	}
-	bound_the_queue(alt);
+	bound_the_queue(alt, alt->arms[0].rate);
 }
 
 /* The bytes in the send queue now, sent and not acknowledged or not yet sent (SIOCOUTQ). */
@@ -147,6 +180,8 @@ static void begin_slot(struct alternation *alt, uint64_t now)
 	alt->current->next_id = before->next_id;
 	alt->current->sent = before->sent;
 	alt->current->calls = before->calls;
+	if (before != alt->current || alt->turns == 0)
+		set_knob(alt);
 	alt->slot_start_ns = now;
 	alt->measuring = 0;
 	alt->turns++;

@@ -23,11 +23,28 @@
 /* -A: a slot's length by default, in ms. */
 #define ALT_DEFAULT_SLOT_MS 100
 
+/*
+ * -X NAME=V1,V2,...: one mode, its arms the values of one setting. The
+ * chunk (b) is each arm's own buffers; the socket options are set on the
+ * one socket as each arm's slot begins: SO_SNDBUF, TCP_NODELAY, TCP_CORK
+ * (uncorking sends what it held) and SO_MAX_PACING_RATE.
+ */
+enum alt_knob { ALT_KNOB_NONE, ALT_KNOB_CHUNK, ALT_KNOB_SNDBUF, ALT_KNOB_NODELAY, ALT_KNOB_CORK,
+		ALT_KNOB_PACING };
+
+struct alt_knob_arms {
+	enum alt_knob knob;
+	unsigned n;
+	uint64_t value[ALT_MAX_ARMS];
+	char label[ALT_MAX_ARMS][TURNS_NAME_BYTES];	/* the arm's name: "b=64k", "nodelay=1" */
+};
+
 struct alternation {
 	unsigned n_arms;
 	struct sender arms[ALT_MAX_ARMS];
 	struct sender *current;		/* the arm sending now; what a stop signal counts */
 	unsigned errqueue_arms;		/* arms that read the socket's error queue (MSG_ZEROCOPY) */
+	struct alt_knob_arms knob;	/* -X: the setting the arms differ in; knob NONE without */
 	long slot_ms;
 	int debug;
 	struct meter *meter;		/* -c; NULL */
@@ -52,10 +69,12 @@ struct alternation {
 
 /*
  * Each arm's buffers, pipe or ring (tx_sender_setup), before connecting, as
- * c asks; slots of slot_ms. A mode the kernel cannot do fails here.
+ * c asks; slots of slot_ms. A mode the kernel cannot do fails here. With
+ * knob (-X; NULL without), the arms are its values, named for them, the
+ * chunk each arm's own.
  */
 void alt_setup(struct alternation *alt, const struct send_mode *const *modes, unsigned n,
-	       const struct tx_config *c, long slot_ms);
+	       const struct tx_config *c, long slot_ms, const struct alt_knob_arms *knob);
 /* The socket, connected by arms[0]: every arm sends on it, with its mode's options. */
 void alt_connected(struct alternation *alt);
 /* The first slot starts now; with m, its samples are the meter's (m may be NULL). */

@@ -60,7 +60,7 @@ static const char usage[] =
 	"usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
 	"           [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]\n"
 	"           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs] [-T msecs]\n"
-	"           [-W secs] -s server file...\n";
+	"           [-W secs] [-X name=value,value...] -s server file...\n";
 
 static const char options[] =
 	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
@@ -100,7 +100,9 @@ static const char options[] =
 	"  -T msecs    with -c, the tare before the transfer (default 1000)\n"
 	"  -u          UDP datagrams to zcs -u\n"
 	"  -w          with -S, write() instead of send(): -m write\n"
-	"  -W secs     the longest wait for zcs (default 60)\n";
+	"  -W secs     the longest wait for zcs (default 60)\n"
+	"  -X n=v,v... one mode in turns over a setting's values, an arm each:\n"
+	"              b, sndbuf, nodelay, cork or pacing (-X b=64k,1m)\n";
 
 /* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
 static const struct send_mode *find_mode(const char *name, int datagram)
@@ -136,11 +138,13 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 
 	if (!list || !strchr(list, ',')) {
-		if (strchr(given, 'A'))
+		if (strchr(given, 'A') && !strchr(given, 'X'))
 			opt_failx("-A sets the slots of modes that take turns: it needs -m with two "
-				  "or more, as -m write,sendfile");
+				  "or more, as -m write,sendfile, or -X");
 		return;
 	}
+	if (strchr(given, 'X'))
+		opt_failx("-X takes turns over one mode's setting: not with -m %s", list);
 	if (s->datagram || s->streams > 1 || strchr(given, 'S'))
 		opt_failx("-m %s: modes take turns in one TCP stream: not with %s", list,
 			  s->datagram ? "-u" : s->streams > 1 ? "-P" : "-S");
@@ -172,6 +176,119 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 	if (host && bytes > host / 2)
 		opt_failx("-m %s: its arms' buffers are %.1f GiB, more than half of this host's "
 			  "%.1f GiB of memory", list, bytes / 1073741824.0, host / 1073741824.0);
+}
+
+/* -X's settings: the name, its knob, and the option it stands in for. */
+static const struct {
+	const char *name;
+	enum alt_knob knob;
+	char option;
+} knobs[] = {
+	{ "b", ALT_KNOB_CHUNK, 'b' },	     { "sndbuf", ALT_KNOB_SNDBUF, 'o' },
+	{ "nodelay", ALT_KNOB_NODELAY, 'D' }, { "cork", ALT_KNOB_CORK, 'k' },
+	{ "pacing", ALT_KNOB_PACING, 'R' },
+};
+
+/*
+ * -X NAME=V1,V2,...: one mode's arms, one for each value of the setting, in
+ * one TCP stream; each arm named NAME=V as given ("#N" after a value given
+ * twice, an A/A run). Settings a slot cannot change mid-stream are refused.
+ */
+static void parse_knob(struct settings *s, const char *given)
+{
+	char buf[256], *rest, *tok, *eq;
+	struct alt_knob_arms *k = &s->knob;
+	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	size_t i;
+
+	if (!s->knob_arg)
+		return;
+	if (s->datagram || s->streams > 1)
+		opt_failx("-X %s: the arms take turns in one TCP stream: not with %s", s->knob_arg,
+			  s->datagram ? "-u" : "-P");
+	if (strlen(s->knob_arg) >= sizeof(buf))
+		opt_fail('X', s->knob_arg, "too long");
+	strcpy(buf, s->knob_arg);
+	eq = strchr(buf, '=');
+	if (!eq)
+		opt_fail('X', s->knob_arg, "not NAME=V1,V2,... (b, sndbuf, nodelay, cork or pacing)");
+	*eq = '\0';
+	if (strcmp(buf, "mss") == 0 || strcmp(buf, "rcvbuf") == 0)
+		opt_failx("-X %s: %s is set before connecting, and a slot cannot change it mid-stream",
+			  s->knob_arg, strcmp(buf, "mss") == 0 ? "TCP_MAXSEG (-M)" : "SO_RCVBUF (-i)");
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && strcmp(knobs[i].name, buf) != 0; i++)
+		;
+	if (i == sizeof(knobs) / sizeof(knobs[0]))
+		opt_failx("-X %s: no setting '%s' (b, sndbuf, nodelay, cork or pacing)", s->knob_arg,
+			  buf);
+	if (strchr(given, knobs[i].option))
+		opt_failx("-X %s: -%c sets the same, for every arm: give one of them", s->knob_arg,
+			  knobs[i].option);
+	k->knob = knobs[i].knob;
+	if (k->knob == ALT_KNOB_CHUNK && !s->mode->chunked)
+		opt_failx("-X %s: mode %s has no chunk to change (-b is for the modes that send a "
+			  "chunk at a time)", s->knob_arg, s->mode->name);
+	if (k->knob == ALT_KNOB_CORK && s->mode->counts_copies)
+		opt_failx("-X %s conflicts with -m %s: TCP_CORK holds each chunk's last partial "
+			  "segment for up to 200 ms, and the buffer under it until then",
+			  s->knob_arg, s->mode->name);
+	rest = eq + 1;
+	while ((tok = strsep(&rest, ","))) {
+		uint64_t v;
+
+		if (*tok == '\0')
+			opt_fail('X', s->knob_arg, "an empty value in the list");
+		if (k->n == ALT_MAX_ARMS)
+			opt_failx("-X %s: more than %d values", s->knob_arg, ALT_MAX_ARMS);
+		switch (k->knob) {
+		case ALT_KNOB_CHUNK:
+			v = opt_size('X', tok, 1, 1L << 30);
+			break;
+		case ALT_KNOB_SNDBUF:
+			v = opt_size('X', tok, 1, INT_MAX / 2);
+			break;
+		case ALT_KNOB_PACING:
+			v = opt_rate('X', tok, MIN_STREAM_RATE, LONG_MAX);
+			break;
+		default:
+			v = opt_long('X', tok, 0, 1);
+			break;
+		}
+		k->value[k->n] = v;
+		snprintf(k->label[k->n], sizeof(k->label[k->n]), "%s=%.28s", buf, tok);
+		k->n++;
+	}
+	if (k->n < 2)
+		opt_failx("-X %s: the arms are its values: give two or more", s->knob_arg);
+	/* A value given twice (an A/A run): its arms are told apart by their place. */
+	for (unsigned a = 0; a < k->n; a++)
+		for (unsigned b = 0; b < k->n; b++)
+			if (a != b && strcmp(k->label[a], k->label[b]) == 0 && !strchr(k->label[a], '#')) {
+				for (unsigned x = 0; x < k->n; x++)
+					if (x != a && strcmp(k->label[x], k->label[a]) == 0)
+						snprintf(k->label[x] + strlen(k->label[x]),
+							 sizeof(k->label[x]) - strlen(k->label[x]), "#%u", x + 1);
+				snprintf(k->label[a] + strlen(k->label[a]),
+					 sizeof(k->label[a]) - strlen(k->label[a]), "#%u", a + 1);
+			}
+	snprintf(s->list_name, sizeof(s->list_name), "%s -X %s", s->mode->name, s->knob_arg);
+	s->listed = *s->mode;
+	s->listed.name = s->list_name;
+	for (unsigned a = 0; a < k->n; a++) {
+		s->arms[a] = s->mode;
+		s->queued_arms += s->mode->queued;
+	}
+	s->n_arms = k->n;
+	if (!strchr(given, 'q'))
+		s->depth = tx_default_depth(s->bufsize, s->queued_arms ? s->queued_arms : 1,
+					    tx_pin_limit());
+	for (unsigned a = 0; a < k->n; a++)
+		bytes += (s->mode->queued ? s->depth : 1) *
+			 (k->knob == ALT_KNOB_CHUNK ? k->value[a] : (uint64_t)s->bufsize);
+	if (host && bytes > host / 2)
+		opt_failx("-X %s: its arms' buffers are %.1f GiB, more than half of this host's "
+			  "%.1f GiB of memory", s->knob_arg, bytes / 1073741824.0, host / 1073741824.0);
+	s->mode = &s->listed;
 }
 
 /* -u: the options that are TCP's alone, and -l, which is -u's. */
@@ -293,6 +410,7 @@ static void check_options(struct settings *s, const char *given, const char *mod
 			opt_failx("-m %s conflicts with -S%s", mode_arg, given_w ? " -w" : "");
 		s->mode = m;
 	}
+	parse_knob(s, given);
 	if (s->n_cpu_list > 1 && s->streams == 1)
 		opt_failx("-B %d,...: a list of CPUs is for -P streams, one CPU each in turn",
 			  s->cpu_list[0]);
@@ -354,7 +472,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
 				.slot_ms = ALT_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkl:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkl:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:X:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
@@ -453,6 +571,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'W':
 			s->close_wait_secs = opt_long(c, optarg, 1, 3600);
+			break;
+		case 'X':
+			s->knob_arg = optarg;
 			break;
 		default:
 			opt_fail_getopt(c, optopt);
@@ -582,7 +703,7 @@ int main(int argc, char **argv)
 		struct tx_config c;
 
 		sender_config(&s, &c);
-		alt_setup(&alt, s.arms, s.n_arms, &c, s.slot_ms);
+		alt_setup(&alt, s.arms, s.n_arms, &c, s.slot_ms, s.knob.knob ? &s.knob : NULL);
 		stop_signals_count(&alt.current);
 	} else if (s.streams == 1) {
 		sender_setup(&snd, &s);

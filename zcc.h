@@ -46,6 +46,8 @@ struct settings {
 	unsigned queued_arms;	/* of them, those -q sets */
 	struct send_mode listed;	/* the arms, as the summaries describe them */
 	char list_name[256];
+	const char *knob_arg;	/* -X NAME=V1,V2,...: as given; NULL */
+	struct alt_knob_arms knob;	/* -X: the setting the arms differ in (knob NONE without) */
 	long slot_ms;		/* -A */
 	long depth;
 	int cork;

@@ -15,6 +15,12 @@
 void turns_init(struct turns *t, enum turns_end end, const char *const *modes, unsigned n_arms,
 		long slot_ms)
 {
+	turns_init_named(t, end, modes, NULL, n_arms, slot_ms);
+}
+
+void turns_init_named(struct turns *t, enum turns_end end, const char *const *modes,
+		      const char *const *names, unsigned n_arms, long slot_ms)
+{
 	memset(t, 0, sizeof(*t));
 	t->end = end;
 	t->n_arms = n_arms < TURNS_MAX_ARMS ? n_arms : TURNS_MAX_ARMS;
@@ -26,7 +32,9 @@ void turns_init(struct turns *t, enum turns_end end, const char *const *modes, u
 			twice |= k != i && strcmp(modes[k], modes[i]) == 0;
 		snprintf(t->mode[i], sizeof(t->mode[i]), "%s", modes[i]);
 		/* At most TURNS_MAX_ARMS arms: "#N" is two bytes. */
-		if (twice)
+		if (names)
+			snprintf(t->arm[i], sizeof(t->arm[i]), "%s", names[i]);
+		else if (twice)
 			snprintf(t->arm[i], sizeof(t->arm[i]), "%.30s#%c", modes[i], '1' + (char)i);
 		else
 			snprintf(t->arm[i], sizeof(t->arm[i]), "%s", modes[i]);
@@ -72,12 +80,14 @@ static double summed(const struct turns_slot *s, int s_cpus, double s_load,
 
 void turns_sum(const struct turns *sender, const struct turns *receiver, struct turns *both)
 {
-	const char *modes[TURNS_MAX_ARMS];
+	const char *modes[TURNS_MAX_ARMS], *names[TURNS_MAX_ARMS];
 	size_t i = 0, k = 0;
 
-	for (unsigned a = 0; a < sender->n_arms; a++)
+	for (unsigned a = 0; a < sender->n_arms; a++) {
 		modes[a] = sender->mode[a];
-	turns_init(both, TURNS_BOTH, modes, sender->n_arms, sender->slot_ms);
+		names[a] = sender->arm[a];
+	}
+	turns_init_named(both, TURNS_BOTH, modes, names, sender->n_arms, sender->slot_ms);
 	both->n_cpus = sender->n_cpus && receiver->n_cpus ? sender->n_cpus : 0;
 	if (!both->n_cpus)
 		return;
@@ -661,8 +671,15 @@ unsigned char *turns_table_encode(const struct turns *t, const struct turns_rang
 	put_u32(&w, t->slot_ms);
 	put_u32(&w, t->n_arms);
 	for (unsigned i = 0; i < t->n_arms; i++) {
-		put_u32(&w, strlen(t->mode[i]));
-		put(&w, t->mode[i], strlen(t->mode[i]));
+		/*
+		 * An arm named for its mode ("write", "write#2") goes by its mode,
+		 * and zcs names it so too; one named otherwise (-X's "b=64k"), by
+		 * its name.
+		 */
+		const char *name = strncmp(t->arm[i], t->mode[i], strlen(t->mode[i])) == 0 ? t->mode[i] : t->arm[i];
+
+		put_u32(&w, strlen(name));
+		put(&w, name, strlen(name));
 	}
 	put_u32(&w, t->n_slots);
 	for (size_t i = 0; i < t->n_slots; i++) {
@@ -770,7 +787,7 @@ int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns
 	struct wire w = { .in = buf, .in_len = len };
 	const unsigned char *magic = get(&w, 4);
 	uint32_t n_cpus = get_u32(&w), n = get_u32(&w);
-	const char *modes[TURNS_MAX_ARMS];
+	const char *modes[TURNS_MAX_ARMS], *names[TURNS_MAX_ARMS];
 
 	if (!magic || memcmp(magic, TURNS_ANSWER_MAGIC, 4) != 0) {
 		snprintf(why, why_len, "it does not begin with %s", TURNS_ANSWER_MAGIC);
@@ -785,9 +802,11 @@ int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns
 		snprintf(why, why_len, "a meter of %u CPUs", n_cpus);
 		return -1;
 	}
-	for (unsigned a = 0; a < sender->n_arms; a++)
+	for (unsigned a = 0; a < sender->n_arms; a++) {
 		modes[a] = sender->mode[a];
-	turns_init(t, TURNS_RECEIVER, modes, sender->n_arms, sender->slot_ms);
+		names[a] = sender->arm[a];
+	}
+	turns_init_named(t, TURNS_RECEIVER, modes, names, sender->n_arms, sender->slot_ms);
 	t->n_cpus = n_cpus;
 	for (uint32_t i = 0; i < n; i++) {
 		struct turns_slot sl = { .arm = sender->slots[i].arm, .cycle = sender->slots[i].cycle,

@@ -55,6 +55,9 @@ struct turns {
 /* No slots yet; arms named for their modes, "#N" after those named twice. */
 void turns_init(struct turns *t, enum turns_end end, const char *const *modes, unsigned n_arms,
 		long slot_ms);
+/* The same, the arms named as names says (zcc -X: "b=64k"); names NULL: as turns_init. */
+void turns_init_named(struct turns *t, enum turns_end end, const char *const *modes,
+		      const char *const *names, unsigned n_arms, long slot_ms);
 /* One more slot, kept. */
 void turns_add(struct turns *t, const struct turns_slot *sl);
 void turns_free(struct turns *t);

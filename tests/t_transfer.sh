@@ -237,7 +237,7 @@ test_h_prints_usage_and_exits_0() {
 	expect_eq "$out" "usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]
            [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]
            [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs] [-T msecs]
-           [-W secs] -s server file..."
+           [-W secs] [-X name=value,value...] -s server file..."
 	out=$("$ROOT/zcs" -h | sed '/^[A-Z]/,$d') || fail "zcs -h exited $?"
 	expect_eq "$out" "usage: zcs [-cCdDhIJQu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]
            [-m mode] [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]

@@ -322,7 +322,7 @@ test_the_receiver_finds_a_known_load_across_two_namespaces() {
 }
 
 test_turns_usage_errors_name_what_is_wrong() {
-	usage_error zcc "zcc: -A sets the slots of modes that take turns: it needs -m with two or more, as -m write,sendfile" \
+	usage_error zcc "zcc: -A sets the slots of modes that take turns: it needs -m with two or more, as -m write,sendfile, or -X" \
 		-A 100 -s 127.0.0.1 /etc/hostname
 	usage_error zcc "zcc: -m write,sendfile: modes take turns in one TCP stream: not with -u" \
 		-u -m write,sendfile -s 127.0.0.1 /etc/hostname
@@ -364,6 +364,94 @@ test_the_readmes_quickest_answer_runs_as_written() {
 	expect_match "$(sed -n 4p <<<"$out")" "^(send|sendfile): (costs $PCT against|the same as|not resolved against) (send|sendfile)"
 	expect_match "$(sed -n 5p <<<"$out")" '^the slots measured [0-9]+ of the [0-9]+ bytes sent \([0-9]+%\): the first quarter of each slot \(25\.0 ms, its guard\)'
 	expect_eq "$(wc -l <<<"$out")" 5 "lines"
+}
+
+# -X: one mode's arms are a setting's values. The chunk's arms send every
+# byte in order, whatever the chunk, its arms named for their values at
+# both ends (zcs follows with -E).
+test_X_chunk_arms_send_every_byte_and_are_named_for_their_values() {
+	local out shape
+	make_files "$T/f"
+	head -c $((3 * 1048576 + 7)) /dev/urandom >"$T/f/3mib+7"
+	for shape in "-m write -X b=4k,64k,1m -R 50m" "-m send -X b=1m,1m -R 50m" "-m sendfile -X nodelay=0,1 -R 50m" \
+		"-m write -X cork=1,0 -R 50m" "-m send -X sndbuf=64k,4m -R 50m" "-m splice -X pacing=50m,80m"; do
+		# shellcheck disable=SC2086
+		stream_matches_encoding 3 "$T/f" $shape -A 20
+	done
+	start_zcs
+	out=$("$ROOT/zcc" -E -m write -X b=4k,1m -A 40 -R 50m -n 20 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
+		fail "zcc failed: $out"
+	expect_match "$(sed -n 1p <<<"$out")" "^sent $(stream_bytes 20 "$T"/f/*) bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode write -X b=4k,1m, rate 51200 kbytes/sec asked"
+	expect_match "$(sed -n 2p <<<"$out")" '^arm b=4k: [1-9][0-9]* slots, [0-9]+ bytes in '
+	expect_match "$(sed -n 3p <<<"$out")" '^arm b=1m: [1-9][0-9]* slots, [0-9]+ bytes in '
+	expect_match "$(sed -n 5p <<<"$out")" '^receiver: arm b=4k: [1-9][0-9]* slots, '
+	expect_match "$(sed -n 6p <<<"$out")" '^receiver: arm b=1m: [1-9][0-9]* slots, '
+	wait_until 5 grep -q '^receiver: arm b=1m:' "$T/zcs.out" || fail "zcs's lines: $(cat "$T/zcs.out")"
+	# A value given twice: an A/A run, its arms told apart by their place.
+	out=$("$ROOT/zcc" -m send -X b=64k,64k -A 40 -R 50m -n 10 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
+		fail "zcc failed: $out"
+	expect_match "$(sed -n 2p <<<"$out")" '^arm b=64k#1: '
+	expect_match "$(sed -n 3p <<<"$out")" '^arm b=64k#2: '
+}
+
+# -X: the socket options are set as each arm's slot begins, to its value
+# (strace: each setsockopt the arms made, in order, alternating as the
+# slots do).
+test_X_sets_each_arms_socket_option_as_its_slot_begins() {
+	local name opt a b want got rate
+	command -v strace >/dev/null || skip "strace is not installed"
+	make_files "$T/f"
+	start_zcs
+	for name in "nodelay TCP_NODELAY 0 1" "cork TCP_CORK 1 0" "sndbuf SO_SNDBUF 65536 4194304" \
+		"pacing SO_MAX_PACING_RATE 52428800 83886080"; do
+		read -r name opt a b <<<"$name"
+		rate=(-R 40m)
+		[ "$name" != pacing ] || rate=()
+		strace -f -o "$T/trace" -e trace=setsockopt "$ROOT/zcc" -d -m send -X "$name=$a,$b" -A 20 "${rate[@]}" -n 30 \
+			-s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" 2>"$T/err" || fail "zcc -X $name failed: $(cat "$T/err")"
+		# The slots' arms, as -d says them, and the values set, in order.
+		want=$(sed -n 's/^zcc: slot [0-9]*, cycle [0-9]*, arm [0-9]* (\(.*\))$/\1/p' "$T/err" | uniq | sed "s/^$name=//" |
+			sed -e "s/^64k\$/65536/" -e "s/^4m\$/4194304/" -e "s/^50m\$/52428800/" -e "s/^80m\$/83886080/" | tr '\n' ' ')
+		# An int as [N]; SO_MAX_PACING_RATE's 8 bytes as strace's escaped string, read back here.
+		got=$(grep "$opt" "$T/trace" | while read -r line; do
+			case "$line" in
+			*"$opt, ["*) sed -n "s/.*$opt, \[\([0-9]*\)\].*/\1/p" <<<"$line" ;;
+			*) printf '%b' "$(sed -n "s/.*$opt, \"\(.*\)\", 8).*/\1/p" <<<"$line" | sed 's/\\\([0-7]\)/\\0\1/g')" |
+				od -An -t u8 | tr -d ' ' ;;
+			esac
+		done | tail -n "$(wc -w <<<"$want")" | tr '\n' ' ')
+		[ "$(wc -w <<<"$want")" -ge 4 ] || fail "-X $name: too few slots: $(cat "$T/err")"
+		expect_eq "$got" "$want" "-X $name: the values set, slot by slot"
+	done
+}
+
+test_X_usage_errors_name_what_is_wrong() {
+	usage_error zcc "zcc: -X takes turns over one mode's setting: not with -m write,sendfile" \
+		-m write,sendfile -X b=4k,8k -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X mss=1000,1400: TCP_MAXSEG (-M) is set before connecting, and a slot cannot change it mid-stream" \
+		-X mss=1000,1400 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X rcvbuf=64k,1m: SO_RCVBUF (-i) is set before connecting, and a slot cannot change it mid-stream" \
+		-X rcvbuf=64k,1m -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X quickack=0,1: no setting 'quickack' (b, sndbuf, nodelay, cork or pacing)" \
+		-X quickack=0,1 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X 'b': not NAME=V1,V2,... (b, sndbuf, nodelay, cork or pacing)" \
+		-X b -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X b=64k: the arms are its values: give two or more" \
+		-m write -X b=64k -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X b=64k,1m: -b sets the same, for every arm: give one of them" \
+		-b 8k -m write -X b=64k,1m -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X pacing=1m,2m: -R sets the same, for every arm: give one of them" \
+		-R 1m -X pacing=1m,2m -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X '2': must be at most 1" \
+		-X nodelay=0,2 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X cork=0,1 conflicts with -m zerocopy: TCP_CORK holds each chunk's last partial segment for up to 200 ms, and the buffer under it until then" \
+		-m zerocopy -X cork=0,1 -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X b=4k,8k: the arms take turns in one TCP stream: not with -P" \
+		-P 2 -m write -X b=4k,8k -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X 'b=4k,,8k': an empty value in the list" \
+		-m write -X b=4k,,8k -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X b=4k,8k: mode sendfile has no chunk to change (-b is for the modes that send a chunk at a time)" \
+		-X b=4k,8k -s 127.0.0.1 /etc/hostname
 }
 
 run_tests "$@"
