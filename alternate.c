@@ -101,7 +101,10 @@ static void set_knob(struct alternation *alt)
 
 	if (k == ALT_KNOB_NONE || k == ALT_KNOB_CHUNK)
 		return;
-	if (k == ALT_KNOB_PACING) {
+	if (k == ALT_KNOB_SYSCTL) {
+		if (sysctl_knob_set(alt->knob.sysctl, alt->knob.text[alt->cur]) < 0)
+			err(1, "-X %s: writing %s", alt->knob.label[alt->cur], alt->knob.sysctl->path);
+	} else if (k == ALT_KNOB_PACING) {
 		net_set_pacing(alt->current->sock, v, 0);
 		/* The queue held to a sixteenth of a slot at this arm's rate, as -R's is. */
 		bound_the_queue(alt, v);

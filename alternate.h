@@ -14,6 +14,7 @@
 
 #include "lib/json.h"
 #include "lib/meter.h"
+#include "lib/sysctl.h"
 #include "lib/turns.h"
 #include "tx/tx.h"
 
@@ -27,16 +28,19 @@
  * -X NAME=V1,V2,...: one mode, its arms the values of one setting. The
  * chunk (b) is each arm's own buffers; the socket options are set on the
  * one socket as each arm's slot begins: SO_SNDBUF, TCP_NODELAY, TCP_CORK
- * (uncorking sends what it held) and SO_MAX_PACING_RATE.
+ * (uncorking sends what it held) and SO_MAX_PACING_RATE; and, as root, a
+ * sysctl by its name (net.ipv4.tcp_autocorking), put back at the end.
  */
 enum alt_knob { ALT_KNOB_NONE, ALT_KNOB_CHUNK, ALT_KNOB_SNDBUF, ALT_KNOB_NODELAY, ALT_KNOB_CORK,
-		ALT_KNOB_PACING };
+		ALT_KNOB_PACING, ALT_KNOB_SYSCTL };
 
 struct alt_knob_arms {
 	enum alt_knob knob;
 	unsigned n;
 	uint64_t value[ALT_MAX_ARMS];
+	char text[ALT_MAX_ARMS][64];	/* a sysctl's values, as written to it */
 	char label[ALT_MAX_ARMS][TURNS_NAME_BYTES];	/* the arm's name: "b=64k", "nodelay=1" */
+	struct sysctl_knob *sysctl;	/* a sysctl, opened (lib/sysctl): set as each slot begins */
 };
 
 struct alternation {

@@ -41,6 +41,7 @@ static struct {
 	pid_t pids[MAX_STREAMS];	/* 0 once reaped */
 	volatile sig_atomic_t n_pids;
 	struct meter *meter;
+	struct sysctl_knob *sysctl;
 } running;
 
 void stop_signals_count(struct sender *const *snd)
@@ -53,11 +54,18 @@ void stop_signals_end_meter(struct meter *m)
 	running.meter = m;
 }
 
+void stop_signals_restore(struct sysctl_knob *k)
+{
+	running.sysctl = k;
+}
+
 /* Kill and reap every stream still running, and the soakers; async-signal-safe. */
 static void stop_children(void)
 {
 	if (getpid() != running.owner)
 		return;
+	if (running.sysctl)
+		sysctl_knob_restore(running.sysctl);
 	if (running.meter)
 		meter_kill(running.meter);
 	for (long i = 0; i < running.n_pids; i++)

@@ -213,6 +213,26 @@ static void parse_knob(struct settings *s, const char *given)
 	if (!eq)
 		opt_fail('X', s->knob_arg, "not NAME=V1,V2,... (b, sndbuf, nodelay, cork or pacing)");
 	*eq = '\0';
+	/* A sysctl, by its name with dots: its values are written as given. */
+	if (strchr(buf, '.')) {
+		const char *last = strrchr(buf, '.') + 1;
+
+		k->knob = ALT_KNOB_SYSCTL;
+		rest = eq + 1;
+		while ((tok = strsep(&rest, ","))) {
+			if (*tok == '\0')
+				opt_fail('X', s->knob_arg, "an empty value in the list");
+			if (k->n == ALT_MAX_ARMS)
+				opt_failx("-X %s: more than %d values", s->knob_arg, ALT_MAX_ARMS);
+			if (strlen(tok) >= sizeof(k->text[0]))
+				opt_fail('X', s->knob_arg, "a value too long for a sysctl");
+			strcpy(k->text[k->n], tok);
+			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.24s=%.12s", last, tok);
+			k->n++;
+		}
+		strcpy(s->knob_name, buf);
+		goto arms;
+	}
 	if (strcmp(buf, "mss") == 0 || strcmp(buf, "rcvbuf") == 0)
 		opt_failx("-X %s: %s is set before connecting, and a slot cannot change it mid-stream",
 			  s->knob_arg, strcmp(buf, "mss") == 0 ? "TCP_MAXSEG (-M)" : "SO_RCVBUF (-i)");
@@ -236,6 +256,7 @@ static void parse_knob(struct settings *s, const char *given)
 	while ((tok = strsep(&rest, ","))) {
 		uint64_t v;
 
+
 		if (*tok == '\0')
 			opt_fail('X', s->knob_arg, "an empty value in the list");
 		if (k->n == ALT_MAX_ARMS)
@@ -258,6 +279,7 @@ static void parse_knob(struct settings *s, const char *given)
 		snprintf(k->label[k->n], sizeof(k->label[k->n]), "%s=%.28s", buf, tok);
 		k->n++;
 	}
+arms:
 	if (k->n < 2)
 		opt_failx("-X %s: the arms are its values: give two or more", s->knob_arg);
 	/* A value given twice (an A/A run): its arms are told apart by their place. */
@@ -289,6 +311,27 @@ static void parse_knob(struct settings *s, const char *given)
 		opt_failx("-X %s: its arms' buffers are %.1f GiB, more than half of this host's "
 			  "%.1f GiB of memory", s->knob_arg, bytes / 1073741824.0, host / 1073741824.0);
 	s->mode = &s->listed;
+}
+
+/*
+ * -X with a sysctl: it is opened (root's; what a killed run left put back
+ * first), each value tried once, and the value it had put back at the end,
+ * on a stop signal (parallel.c), or by the next run after a SIGKILL.
+ */
+static void open_sysctl(struct settings *s)
+{
+	static struct sysctl_knob knob;
+	char why[512];
+
+	if (sysctl_knob_open(&knob, s->knob_name, why, sizeof(why)) < 0)
+		errx(1, "-X %s: %s", s->knob_arg, why);
+	stop_signals_restore(&knob);
+	for (unsigned i = 0; i < s->knob.n; i++)
+		if (sysctl_knob_set(&knob, s->knob.text[i]) < 0)
+			err(1, "-X %s: %s takes no '%s'", s->knob_arg, knob.path, s->knob.text[i]);
+	if (sysctl_knob_set(&knob, knob.original) < 0)
+		err(1, "-X %s: putting %s back", s->knob_arg, knob.path);
+	s->knob.sysctl = &knob;
 }
 
 /* -u: the options that are TCP's alone, and -l, which is -u's. */
@@ -703,6 +746,8 @@ int main(int argc, char **argv)
 		struct tx_config c;
 
 		sender_config(&s, &c);
+		if (s.knob.knob == ALT_KNOB_SYSCTL)
+			open_sysctl(&s);
 		alt_setup(&alt, s.arms, s.n_arms, &c, s.slot_ms, s.knob.knob ? &s.knob : NULL);
 		stop_signals_count(&alt.current);
 	} else if (s.streams == 1) {

@@ -47,6 +47,7 @@ struct settings {
 	struct send_mode listed;	/* the arms, as the summaries describe them */
 	char list_name[256];
 	const char *knob_arg;	/* -X NAME=V1,V2,...: as given; NULL */
+	char knob_name[256];	/* -X's NAME, where it is a sysctl's */
 	struct alt_knob_arms knob;	/* -X: the setting the arms differ in (knob NONE without) */
 	long slot_ms;		/* -A */
 	long depth;
@@ -139,6 +140,8 @@ void catch_stop_signals(void);
 void stop_signals_count(struct sender *const *snd);
 /* What it stops besides the streams: the meter's soakers, from before they start. */
 void stop_signals_end_meter(struct meter *m);
+/* A sysctl -X changes: put back as the meter's soakers are stopped. */
+void stop_signals_restore(struct sysctl_knob *k);
 
 /*
  * -P: a child per stream. They connect, wait until all are connected, and

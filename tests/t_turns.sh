@@ -454,4 +454,67 @@ test_X_usage_errors_name_what_is_wrong() {
 		-X b=4k,8k -s 127.0.0.1 /etc/hostname
 }
 
+# -X with a sysctl (as root, in a network namespace of the test's own,
+# whose net.ipv4 sysctls are its own): each arm's value is written as its
+# slot begins (strace: the writes to the file, against -d's arms), and the
+# value it had is put back at the end, on SIGTERM, and after a SIGKILL by
+# the next run, which says so; a value the kernel refuses is said before
+# the stream, and a name that is no sysctl too.
+test_X_sysctl_arms_set_it_slot_by_slot_and_put_it_back() {
+	# stop_a_run_that_set_it SIGNAL: a run of 0 and 0, stopped by SIGNAL once it has set 0 (pid: its pid).
+	stop_a_run_that_set_it() {
+		ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=0,0 -A 20 -R 5m -t 20 \
+			-s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" 2>"$T/err" &
+		pid=$!
+		started "$pid"
+		wait_until 10 eval '[ "$(ip netns exec '"$ns"' cat '"$file"')" = 0 ]' || fail "never set: $(cat "$T/err")"
+		kill -"$1" "$pid"
+		wait "$pid" 2>/dev/null || true
+	}
+	local ns=zc-x$$ file=/proc/sys/net/ipv4/tcp_autocorking pid rc=0 want got
+	[ "$(id -u)" = 0 ] || skip "needs root (a sysctl, a network namespace)"
+	command -v strace >/dev/null || skip "strace is not installed"
+	ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces here"
+	NETNS+=("$ns")
+	ip -n "$ns" link set lo up
+	[ ! -e /tmp/zc-sysctl.state ] || skip "another run's record is in /tmp/zc-sysctl.state"
+	make_files "$T/f"
+	ZCS_NETNS=$ns start_zcs
+	ip netns exec "$ns" sh -c "echo 1 >$file"
+	ip netns exec "$ns" strace -f -o "$T/trace" -e trace=openat,write "$ROOT/zcc" -d -m send \
+		-X net.ipv4.tcp_autocorking=0,1 -A 20 -R 40m -n 20 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" 2>"$T/err" ||
+		fail "zcc failed: $(cat "$T/err")"
+	want=$(sed -n 's/^zcc: slot [0-9]*, cycle [0-9]*, arm [0-9]* (tcp_autocorking=\(.*\))$/\1/p' "$T/err" | uniq | tr '\n' ' ')
+	# Each value tried once before the stream, the old one put back, the
+	# slots' values, and the old one again at the end.
+	got=$(awk -v f="$file" '$0 ~ "openat.*\"" f "\", O_WRONLY" { fd = $NF; next }
+		fd != "" && $2 ~ "^write\\(" fd "," { v = $3; gsub(/[",\\n]/, "", v); sub(/n$/, "", v); printf "%s ", v; fd = "" }' "$T/trace")
+	[ "$(wc -w <<<"$want")" -ge 4 ] || fail "too few slots: $(cat "$T/err")"
+	expect_eq "$got" "0 1 1 ${want}1 " "the values written, in order"
+	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after the run"
+	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left: $(cat /tmp/zc-sysctl.state)"
+	# SIGTERM: put back.
+	stop_a_run_that_set_it TERM
+	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after SIGTERM"
+	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left after SIGTERM"
+	# SIGKILL: the record is left, and the next run puts the value back first.
+	stop_a_run_that_set_it KILL
+	[ -e /tmp/zc-sysctl.state ] || fail "no record after SIGKILL"
+	expect_eq "$(ip netns exec "$ns" cat "$file")" 0 "the value a SIGKILL left"
+	ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=1,1 -A 20 -R 40m -n 2 \
+		-s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" 2>"$T/err" || fail "the next run failed: $(cat "$T/err")"
+	expect_eq "$(grep -v '^zcc: note: ' "$T/err")" "zcc: put $file back to 1: pid $pid changed it and ended without putting it back (/tmp/zc-sysctl.state)"
+	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after the next run"
+	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left after the next run"
+	# What the kernel refuses, and what is no sysctl: before the stream, put back.
+	ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=0,7 -s 127.0.0.1 -p "$PORT" "$T"/f/one \
+		>"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zcc: -X net.ipv4.tcp_autocorking=0,7: $file takes no '7': Invalid argument"
+	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after a refused one"
+	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left after a refused value"
+	rc=0
+	"$ROOT/zcc" -m send -X net.ipv4.no_such_thing=0,1 -s 127.0.0.1 -p "$PORT" "$T"/f/one >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zcc: -X net.ipv4.no_such_thing=0,1: net.ipv4.no_such_thing: no such sysctl (/proc/sys/net/ipv4/no_such_thing: No such file or directory)"
+}
+
 run_tests "$@"
