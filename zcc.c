@@ -276,7 +276,7 @@ static void parse_knob(struct settings *s, const char *given)
 			break;
 		}
 		k->value[k->n] = v;
-		snprintf(k->label[k->n], sizeof(k->label[k->n]), "%s=%.28s", buf, tok);
+		snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.8s=%.28s", buf, tok);
 		k->n++;
 	}
 arms:
