@@ -62,20 +62,19 @@ static void boot_id(char *buf, size_t len)
  * The record a run left, "PID BOOT\nPATH\nORIGINAL": refused while that run
  * lives; else its sysctl put back, and said. 0, or -1 with err.
  */
-static int settle_a_record(char *err, size_t errlen)
+static int settle_a_record(const char *state, const char *proc_sys, char *err, size_t errlen)
 {
 	char rec[1024], boot[64], here[64] = "", *path, *original;
 	long pid = 0;
 
-	if (read_small(SYSCTL_STATE_FILE, rec, sizeof(rec)) < 0)
-		return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", SYSCTL_STATE_FILE,
-						       strerror(errno)), -1);
+	if (read_small(state, rec, sizeof(rec)) < 0)
+		return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", state, strerror(errno)), -1);
 	path = strchr(rec, '\n');
 	original = path ? strchr(path + 1, '\n') : NULL;
 	if (!original || sscanf(rec, "%ld %63s", &pid, boot) != 2 || pid <= 1 ||
-	    strncmp(path + 1, "/proc/sys/", 10) != 0) {
+	    strncmp(path + 1, proc_sys, strlen(proc_sys)) != 0 || path[1 + strlen(proc_sys)] != '/') {
 		snprintf(err, errlen, "%s: not a record of a sysctl changed (remove it once its "
-			 "sysctl is as it should be)", SYSCTL_STATE_FILE);
+			 "sysctl is as it should be)", state);
 		return -1;
 	}
 	*path++ = '\0';
@@ -83,24 +82,29 @@ static int settle_a_record(char *err, size_t errlen)
 	boot_id(here, sizeof(here));
 	if (strcmp(boot, here) == 0 && pid != getpid() && alive(pid)) {
 		snprintf(err, errlen, "pid %ld is changing %s now (%s): one such run at a time", pid,
-			 path, SYSCTL_STATE_FILE);
+			 path, state);
 		return -1;
 	}
 	if (strcmp(boot, here) == 0 && write_whole(path, original, strlen(original)) < 0) {
-		snprintf(err, errlen, "putting %s back as pid %ld found it (%s): %s", path, pid,
-			 SYSCTL_STATE_FILE, strerror(errno));
+		snprintf(err, errlen, "putting %s back as pid %ld found it (%s): %s", path, pid, state,
+			 strerror(errno));
 		return -1;
 	}
 	original[strcspn(original, "\n")] = '\0';
 	if (strcmp(boot, here) == 0)
 		fprintf(stderr, "%s: put %s back to %s: pid %ld changed it and ended without putting "
-			"it back (%s)\n", program_invocation_short_name, path, original, pid,
-			SYSCTL_STATE_FILE);
-	unlink(SYSCTL_STATE_FILE);
+			"it back (%s)\n", program_invocation_short_name, path, original, pid, state);
+	unlink(state);
 	return 0;
 }
 
 int sysctl_knob_open(struct sysctl_knob *k, const char *name, char *err, size_t errlen)
+{
+	return sysctl_knob_open_in(k, "/proc/sys", SYSCTL_STATE_FILE, name, err, errlen);
+}
+
+int sysctl_knob_open_in(struct sysctl_knob *k, const char *proc_sys, const char *state,
+			const char *name, char *err, size_t errlen)
 {
 	char rec[1024], boot[64];
 	ssize_t n;
@@ -113,8 +117,9 @@ int sysctl_knob_open(struct sysctl_knob *k, const char *name, char *err, size_t 
 		snprintf(err, errlen, "'%s': not a sysctl's name (as net.ipv4.tcp_autocorking)", name);
 		return -1;
 	}
-	len = snprintf(k->path, sizeof(k->path), "/proc/sys/%s", name);
-	for (i = 10; i < (size_t)len; i++)
+	len = snprintf(k->path, sizeof(k->path), "%s/%s", proc_sys, name);
+	snprintf(k->state, sizeof(k->state), "%s", state);
+	for (i = strlen(proc_sys) + 1; i < (size_t)len; i++)
 		if (k->path[i] == '.')
 			k->path[i] = '/';
 	if (access(k->path, F_OK) < 0) {
@@ -127,7 +132,7 @@ int sysctl_knob_open(struct sysctl_knob *k, const char *name, char *err, size_t 
 		return -1;
 	}
 	/* What a killed run left, put back before the value is read as it was. */
-	if (settle_a_record(err, errlen) < 0)
+	if (settle_a_record(state, proc_sys, err, errlen) < 0)
 		return -1;
 	n = read_small(k->path, k->original, sizeof(k->original));
 	if (n < 0) {
@@ -138,13 +143,13 @@ int sysctl_knob_open(struct sysctl_knob *k, const char *name, char *err, size_t 
 	/* The record, before the first change: whoever comes after a SIGKILL puts it back. */
 	boot_id(boot, sizeof(boot));
 	len = snprintf(rec, sizeof(rec), "%ld %s\n%s\n", (long)getpid(), boot, k->path);
-	fd = open(SYSCTL_STATE_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(state, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, rec, len) != len ||
 	    write(fd, k->original, k->original_len) != (ssize_t)k->original_len) {
-		snprintf(err, errlen, "%s: %s", SYSCTL_STATE_FILE, strerror(errno));
+		snprintf(err, errlen, "%s: %s", state, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(SYSCTL_STATE_FILE);
+			unlink(state);
 		}
 		return -1;
 	}
@@ -164,5 +169,5 @@ void sysctl_knob_restore(struct sysctl_knob *k)
 		return;
 	k->changed = 0;
 	write_whole(k->path, k->original, k->original_len);
-	unlink(SYSCTL_STATE_FILE);
+	unlink(k->state);
 }

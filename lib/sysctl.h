@@ -18,6 +18,7 @@
 
 struct sysctl_knob {
 	char path[256];		/* /proc/sys/... */
+	char state[256];	/* SYSCTL_STATE_FILE */
 	char original[256];	/* its value before the run, as read (its newline kept) */
 	size_t original_len;
 	int changed;		/* the state file is ours, and the value may differ */
@@ -30,6 +31,9 @@ struct sysctl_knob {
  * a line in err.
  */
 int sysctl_knob_open(struct sysctl_knob *k, const char *name, char *err, size_t errlen);
+/* The same, the files under proc_sys and the record at state (the tests' own). */
+int sysctl_knob_open_in(struct sysctl_knob *k, const char *proc_sys, const char *state,
+			const char *name, char *err, size_t errlen);
 /* Set it to value ("0", "4096 16384 4194304"): 0, or -1 with errno. */
 int sysctl_knob_set(struct sysctl_knob *k, const char *value);
 /* Its value as it was, and the record gone. Async-signal-safe; once. */
