@@ -336,13 +336,13 @@ void alt_read_answer(struct alternation *alt, const unsigned char *buf, size_t l
 
 void alt_print(const struct alternation *alt, FILE *out, char unit)
 {
-	uint64_t sent = 0, measured = turns_bytes(&alt->result);
+	/*
+	 * Each arm's count runs on from the stream's offset as it takes its
+	 * turn: the current one's is the stream's.
+	 */
+	uint64_t sent = alt->current->sent, measured = turns_bytes(&alt->result);
 
 	turns_print(&alt->result, out, unit);
-	/* Each arm's count runs on from the stream's offset as it took its turn: the last is the stream's. */
-	for (unsigned i = 0; i < alt->n_arms; i++)
-		if (alt->arms[i].sent > sent)
-			sent = alt->arms[i].sent;
 	/* Why the arms' bytes add to less than the stream's. */
 	if (sent)
 		fprintf(out, "the slots measured %llu of the %llu bytes sent (%.0f%%): the first "

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -127,6 +126,28 @@ static const struct send_mode *find_mode(const char *name, int datagram)
 }
 
 /*
+ * The arms' buffers (-m A,B,... or -X; option and arg name them in a
+ * refusal): the queued arms' depth, unless -q gives it (their buffers are
+ * pinned, and share RLIMIT_MEMLOCK as -P's streams do), and every arm's
+ * buffers together, each of chunk[i] bytes (NULL: -b's), at most half the
+ * host's memory.
+ */
+static void arms_buffers(struct settings *s, const char *given, const char *option,
+			 const char *arg, const uint64_t *chunk)
+{
+	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+
+	if (!strchr(given, 'q'))
+		s->depth = tx_default_depth(s->bufsize, s->queued_arms ? s->queued_arms : 1,
+					    tx_pin_limit());
+	for (unsigned i = 0; i < s->n_arms; i++)
+		bytes += (s->arms[i]->queued ? s->depth : 1) * (chunk ? chunk[i] : (uint64_t)s->bufsize);
+	if (host && bytes > host / 2)
+		opt_failx("%s %s: its arms' buffers are %.1f GiB, more than half of this host's "
+			  "%.1f GiB of memory", option, arg, bytes / 1073741824.0, host / 1073741824.0);
+}
+
+/*
  * -m A,B,...: the modes that take turns sending one stream, each named as -m
  * names one; -A only with them. One stream over TCP. The summaries describe
  * them as one mode (s->listed): the list's name, chunked, queued or counting
@@ -135,7 +156,6 @@ static const struct send_mode *find_mode(const char *name, int datagram)
 static void parse_arms(struct settings *s, const char *given, const char *list)
 {
 	char buf[256], *rest = buf, *tok;
-	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 
 	if (!list || !strchr(list, ',')) {
 		if (strchr(given, 'A') && !strchr(given, 'X'))
@@ -167,15 +187,7 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 		s->n_arms++;
 	}
 	s->mode = &s->listed;
-	/* The queued arms' buffers are pinned, and share RLIMIT_MEMLOCK as -P's streams do. */
-	if (!strchr(given, 'q'))
-		s->depth = tx_default_depth(s->bufsize, s->queued_arms ? s->queued_arms : 1,
-					    tx_pin_limit());
-	for (unsigned i = 0; i < s->n_arms; i++)
-		bytes += (s->arms[i]->queued ? s->depth : 1) * (uint64_t)s->bufsize;
-	if (host && bytes > host / 2)
-		opt_failx("-m %s: its arms' buffers are %.1f GiB, more than half of this host's "
-			  "%.1f GiB of memory", list, bytes / 1073741824.0, host / 1073741824.0);
+	arms_buffers(s, given, "-m", list, NULL);
 }
 
 /* -X's settings: the name, its knob, and the option it stands in for. */
@@ -197,8 +209,9 @@ static const struct {
 static void parse_knob(struct settings *s, const char *given)
 {
 	char buf[256], *rest, *tok, *eq;
+	const char *name;
 	struct alt_knob_arms *k = &s->knob;
-	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	unsigned times[ALT_MAX_ARMS];
 	size_t i;
 
 	if (!s->knob_arg)
@@ -213,86 +226,81 @@ static void parse_knob(struct settings *s, const char *given)
 	if (!eq)
 		opt_fail('X', s->knob_arg, "not NAME=V1,V2,... (b, sndbuf, nodelay, cork or pacing)");
 	*eq = '\0';
-	/* A sysctl, by its name with dots: its values are written as given. */
+	/*
+	 * A sysctl, by its name with dots: its values are written as given, its
+	 * arms named for its last part.
+	 */
 	if (strchr(buf, '.')) {
-		const char *last = strrchr(buf, '.') + 1;
-
 		k->knob = ALT_KNOB_SYSCTL;
-		rest = eq + 1;
-		while ((tok = strsep(&rest, ","))) {
-			if (*tok == '\0')
-				opt_fail('X', s->knob_arg, "an empty value in the list");
-			if (k->n == ALT_MAX_ARMS)
-				opt_failx("-X %s: more than %d values", s->knob_arg, ALT_MAX_ARMS);
-			if (strlen(tok) >= sizeof(k->text[0]))
-				opt_fail('X', s->knob_arg, "a value too long for a sysctl");
-			strcpy(k->text[k->n], tok);
-			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.24s=%.12s", last, tok);
-			k->n++;
-		}
 		strcpy(s->knob_name, buf);
-		goto arms;
+		name = strrchr(buf, '.') + 1;
+	} else {
+		if (strcmp(buf, "mss") == 0 || strcmp(buf, "rcvbuf") == 0)
+			opt_failx("-X %s: %s is set before connecting, and a slot cannot change it "
+				  "mid-stream", s->knob_arg,
+				  strcmp(buf, "mss") == 0 ? "TCP_MAXSEG (-M)" : "SO_RCVBUF (-i)");
+		for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && strcmp(knobs[i].name, buf) != 0; i++)
+			;
+		if (i == sizeof(knobs) / sizeof(knobs[0]))
+			opt_failx("-X %s: no setting '%s' (b, sndbuf, nodelay, cork or pacing)",
+				  s->knob_arg, buf);
+		if (strchr(given, knobs[i].option))
+			opt_failx("-X %s: -%c sets the same, for every arm: give one of them",
+				  s->knob_arg, knobs[i].option);
+		k->knob = knobs[i].knob;
+		name = knobs[i].name;
+		if (k->knob == ALT_KNOB_CHUNK && !s->mode->chunked)
+			opt_failx("-X %s: mode %s has no chunk to change (-b is for the modes that send "
+				  "a chunk at a time)", s->knob_arg, s->mode->name);
+		if (k->knob == ALT_KNOB_CORK && s->mode->counts_copies)
+			opt_failx("-X %s conflicts with -m %s: TCP_CORK holds each chunk's last partial "
+				  "segment for up to 200 ms, and the buffer under it until then",
+				  s->knob_arg, s->mode->name);
 	}
-	if (strcmp(buf, "mss") == 0 || strcmp(buf, "rcvbuf") == 0)
-		opt_failx("-X %s: %s is set before connecting, and a slot cannot change it mid-stream",
-			  s->knob_arg, strcmp(buf, "mss") == 0 ? "TCP_MAXSEG (-M)" : "SO_RCVBUF (-i)");
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && strcmp(knobs[i].name, buf) != 0; i++)
-		;
-	if (i == sizeof(knobs) / sizeof(knobs[0]))
-		opt_failx("-X %s: no setting '%s' (b, sndbuf, nodelay, cork or pacing)", s->knob_arg,
-			  buf);
-	if (strchr(given, knobs[i].option))
-		opt_failx("-X %s: -%c sets the same, for every arm: give one of them", s->knob_arg,
-			  knobs[i].option);
-	k->knob = knobs[i].knob;
-	if (k->knob == ALT_KNOB_CHUNK && !s->mode->chunked)
-		opt_failx("-X %s: mode %s has no chunk to change (-b is for the modes that send a "
-			  "chunk at a time)", s->knob_arg, s->mode->name);
-	if (k->knob == ALT_KNOB_CORK && s->mode->counts_copies)
-		opt_failx("-X %s conflicts with -m %s: TCP_CORK holds each chunk's last partial "
-			  "segment for up to 200 ms, and the buffer under it until then",
-			  s->knob_arg, s->mode->name);
 	rest = eq + 1;
 	while ((tok = strsep(&rest, ","))) {
-		uint64_t v;
-
-
 		if (*tok == '\0')
 			opt_fail('X', s->knob_arg, "an empty value in the list");
 		if (k->n == ALT_MAX_ARMS)
 			opt_failx("-X %s: more than %d values", s->knob_arg, ALT_MAX_ARMS);
 		switch (k->knob) {
+		case ALT_KNOB_SYSCTL:
+			if (strlen(tok) >= sizeof(k->text[0]))
+				opt_fail('X', s->knob_arg, "a value too long for a sysctl");
+			strcpy(k->text[k->n], tok);
+			break;
 		case ALT_KNOB_CHUNK:
-			v = opt_size('X', tok, 1, 1L << 30);
+			k->value[k->n] = opt_size('X', tok, 1, 1L << 30);
 			break;
 		case ALT_KNOB_SNDBUF:
-			v = opt_size('X', tok, 1, INT_MAX / 2);
+			k->value[k->n] = opt_size('X', tok, 1, INT_MAX / 2);
 			break;
 		case ALT_KNOB_PACING:
-			v = opt_rate('X', tok, MIN_STREAM_RATE, LONG_MAX);
+			k->value[k->n] = opt_rate('X', tok, MIN_STREAM_RATE, LONG_MAX);
 			break;
 		default:
-			v = opt_long('X', tok, 0, 1);
+			k->value[k->n] = opt_long('X', tok, 0, 1);
 			break;
 		}
-		k->value[k->n] = v;
-		snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.8s=%.28s", buf, tok);
+		/* A setting's short name leaves its value more of the label than a sysctl's long one. */
+		if (k->knob == ALT_KNOB_SYSCTL)
+			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.24s=%.12s", name, tok);
+		else
+			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.8s=%.28s", name, tok);
 		k->n++;
 	}
-arms:
 	if (k->n < 2)
 		opt_failx("-X %s: the arms are its values: give two or more", s->knob_arg);
 	/* A value given twice (an A/A run): its arms are told apart by their place. */
-	for (unsigned a = 0; a < k->n; a++)
+	for (unsigned a = 0; a < k->n; a++) {
+		times[a] = 0;
 		for (unsigned b = 0; b < k->n; b++)
-			if (a != b && strcmp(k->label[a], k->label[b]) == 0 && !strchr(k->label[a], '#')) {
-				for (unsigned x = 0; x < k->n; x++)
-					if (x != a && strcmp(k->label[x], k->label[a]) == 0)
-						snprintf(k->label[x] + strlen(k->label[x]),
-							 sizeof(k->label[x]) - strlen(k->label[x]), "#%u", x + 1);
-				snprintf(k->label[a] + strlen(k->label[a]),
-					 sizeof(k->label[a]) - strlen(k->label[a]), "#%u", a + 1);
-			}
+			times[a] += strcmp(k->label[a], k->label[b]) == 0;
+	}
+	for (unsigned a = 0; a < k->n; a++)
+		if (times[a] > 1)
+			snprintf(k->label[a] + strlen(k->label[a]), sizeof(k->label[a]) - strlen(k->label[a]),
+				 "#%u", a + 1);
 	snprintf(s->list_name, sizeof(s->list_name), "%s -X %s", s->mode->name, s->knob_arg);
 	s->listed = *s->mode;
 	s->listed.name = s->list_name;
@@ -301,15 +309,7 @@ arms:
 		s->queued_arms += s->mode->queued;
 	}
 	s->n_arms = k->n;
-	if (!strchr(given, 'q'))
-		s->depth = tx_default_depth(s->bufsize, s->queued_arms ? s->queued_arms : 1,
-					    tx_pin_limit());
-	for (unsigned a = 0; a < k->n; a++)
-		bytes += (s->mode->queued ? s->depth : 1) *
-			 (k->knob == ALT_KNOB_CHUNK ? k->value[a] : (uint64_t)s->bufsize);
-	if (host && bytes > host / 2)
-		opt_failx("-X %s: its arms' buffers are %.1f GiB, more than half of this host's "
-			  "%.1f GiB of memory", s->knob_arg, bytes / 1073741824.0, host / 1073741824.0);
+	arms_buffers(s, given, "-X", s->knob_arg, k->knob == ALT_KNOB_CHUNK ? k->value : NULL);
 	s->mode = &s->listed;
 }
 
@@ -487,22 +487,6 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	s->n_paths = argc - optind;
 }
 
-/* -R's unit of bits a second, as -f names it ("400mbit": 'm'); 0 for bytes, or for "bit". */
-static char bits_unit(const char *arg)
-{
-	size_t n = strlen(arg);
-
-	if (n < 4 || strcasecmp(arg + n - 3, "bit") != 0)
-		return 0;
-	switch (arg[n - 4]) {
-	case 'k': case 'K': return 'k';
-	case 'm': case 'M': return 'm';
-	case 'g': case 'G': return 'g';
-	case 't': case 'T': return 't';
-	default: return 0;
-	}
-}
-
 static void parse_options(int argc, char **argv, struct settings *s)
 {
 	const char *mode_arg = NULL;
@@ -592,7 +576,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'R':
 			s->rate_bytes_per_sec = opt_rate(c, optarg, MIN_STREAM_RATE, LONG_MAX);
 			s->rate_asked = 1;
-			s->rate_unit = bits_unit(optarg);
+			s->rate_unit = opt_rate_bits_letter(optarg);
 			break;
 		case 's':
 			if (*optarg == '\0')

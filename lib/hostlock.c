@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hostlock.h"
+#include "system.h"
 #include "timing.h"
 
 /* The name of process pid, from /proc, or "?". */
@@ -145,18 +146,12 @@ static pid_t inside_by_word(void)
 {
 	const char *v = getenv(HOSTLOCK_INSIDE_ENV), *colon;
 	char boot[64] = "";
-	FILE *f;
 	long pid;
 
 	if (!v || !(colon = strrchr(v, ':')) || (size_t)(colon - v) >= sizeof(boot))
 		return 0;
-	f = fopen("/proc/sys/kernel/random/boot_id", "r");
-	if (!f)
+	if (system_sysctl("kernel.random.boot_id", boot, sizeof(boot)) < 0)
 		return 0;
-	if (!fgets(boot, sizeof(boot), f))
-		boot[0] = 0;
-	fclose(f);
-	boot[strcspn(boot, "\n")] = 0;
 	if (strlen(boot) != (size_t)(colon - v) || strncmp(boot, v, colon - v) != 0)
 		return 0;
 	pid = strtol(colon + 1, NULL, 10);

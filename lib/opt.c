@@ -193,11 +193,13 @@ long opt_size(int opt, const char *arg, long min, long max)
 	return parsed_or_fail(st, opt, arg, min, max, v);
 }
 
-/* tc's units of a rate in bits a second, 1000 apart. */
+/* tc's units of a rate in bits a second, 1000 apart, and the letter -f gives each (lib/units). */
 static const struct {
 	const char *name;
 	double bits;
-} bit_units[] = { { "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 }, { "tbit", 1e12 } };
+	char letter;
+} bit_units[] = { { "bit", 1, 0 },     { "kbit", 1e3, 'k' },  { "mbit", 1e6, 'm' },
+		  { "gbit", 1e9, 'g' }, { "tbit", 1e12, 't' } };
 
 /*
  * A number at the start of s, digits with a fraction or not (no sign, no
@@ -281,6 +283,17 @@ enum opt_status opt_parse_rate(const char *s, long min, long max, long *out)
 		return OPT_OK;
 	}
 	return OPT_NOT_A_RATE;
+}
+
+char opt_rate_bits_letter(const char *arg)
+{
+	double v;
+	size_t n = parse_decimal(arg, &v);
+
+	for (size_t i = 0; n && i < sizeof(bit_units) / sizeof(bit_units[0]); i++)
+		if (strcasecmp(arg + n, bit_units[i].name) == 0)
+			return bit_units[i].letter;
+	return 0;
 }
 
 long opt_rate(int opt, const char *arg, long min, long max)

@@ -68,6 +68,8 @@ const char *opt_join_names(char *out, size_t size, const char *const *names, siz
 long opt_long(int opt, const char *arg, long min, long max);
 long opt_size(int opt, const char *arg, long min, long max);
 long opt_rate(int opt, const char *arg, long min, long max);
+/* A rate given in kbit, mbit, gbit or tbit: that unit's letter as -f takes it ('m'); 0 else. */
+char opt_rate_bits_letter(const char *arg);
 /* Seconds (opt_parse_secs), in milliseconds; the limits said in seconds. */
 long opt_secs(int opt, const char *arg, long min_ms, long max_ms);
 

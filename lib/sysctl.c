@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sysctl.h"
+#include "system.h"
 
 /* The whole of a small file, at most len - 1 bytes, NUL-ended: its length, or -1. */
 static ssize_t read_small(const char *path, char *buf, size_t len)
@@ -53,9 +54,8 @@ static int alive(long pid)
 
 static void boot_id(char *buf, size_t len)
 {
-	if (read_small("/proc/sys/kernel/random/boot_id", buf, len) < 0)
+	if (system_sysctl("kernel.random.boot_id", buf, len) < 0)
 		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
 }
 
 /*
@@ -108,7 +108,6 @@ int sysctl_knob_open_in(struct sysctl_knob *k, const char *proc_sys, const char 
 {
 	char rec[1024], boot[64];
 	ssize_t n;
-	size_t i;
 	int fd, len;
 
 	memset(k, 0, sizeof(*k));
@@ -117,11 +116,11 @@ int sysctl_knob_open_in(struct sysctl_knob *k, const char *proc_sys, const char 
 		snprintf(err, errlen, "'%s': not a sysctl's name (as net.ipv4.tcp_autocorking)", name);
 		return -1;
 	}
-	len = snprintf(k->path, sizeof(k->path), "%s/%s", proc_sys, name);
+	if (system_sysctl_path(proc_sys, name, k->path, sizeof(k->path)) < 0) {
+		snprintf(err, errlen, "'%s': not a sysctl's name (as net.ipv4.tcp_autocorking)", name);
+		return -1;
+	}
 	snprintf(k->state, sizeof(k->state), "%s", state);
-	for (i = strlen(proc_sys) + 1; i < (size_t)len; i++)
-		if (k->path[i] == '.')
-			k->path[i] = '/';
 	if (access(k->path, F_OK) < 0) {
 		snprintf(err, errlen, "%s: no such sysctl (%s: %s)", name, k->path, strerror(errno));
 		return -1;

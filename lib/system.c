@@ -41,14 +41,22 @@ static int first_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+int system_sysctl_path(const char *proc_sys, const char *name, char *path, size_t len)
+{
+	int n = snprintf(path, len, "%s/%s", proc_sys, name);
+
+	for (char *p = path + strlen(proc_sys) + 1; n > 0 && (size_t)n < len && *p; p++)
+		if (*p == '.')
+			*p = '/';
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
 int system_sysctl(const char *name, char *buf, size_t len)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), "/proc/sys/%s", name);
-	for (char *p = path + strlen("/proc/sys/"); *p; p++)
-		if (*p == '.')
-			*p = '/';
+	if (system_sysctl_path("/proc/sys", name, path, sizeof(path)) < 0)
+		return -1;
 	return first_line(path, buf, len);
 }
 

@@ -21,5 +21,7 @@ void system_json(struct json *j);
 
 /* A sysctl's value, blanks made one space, into buf; -1 if unreadable. */
 int system_sysctl(const char *name, char *buf, size_t len);
+/* Its file under proc_sys ("/proc/sys"), dots made slashes, into path: 0, or -1 if it does not fit. */
+int system_sysctl_path(const char *proc_sys, const char *name, char *path, size_t len);
 
 #endif

@@ -41,6 +41,18 @@ void turns_init_named(struct turns *t, enum turns_end end, const char *const *mo
 	}
 }
 
+/* No slots yet, the arms those of like, by its modes and names: the other end's, or the sum's. */
+static void init_like(struct turns *t, enum turns_end end, const struct turns *like)
+{
+	const char *modes[TURNS_MAX_ARMS], *names[TURNS_MAX_ARMS];
+
+	for (unsigned a = 0; a < like->n_arms; a++) {
+		modes[a] = like->mode[a];
+		names[a] = like->arm[a];
+	}
+	turns_init_named(t, end, modes, names, like->n_arms, like->slot_ms);
+}
+
 void turns_add(struct turns *t, const struct turns_slot *sl)
 {
 	if (t->n_slots == t->cap_slots) {
@@ -80,14 +92,9 @@ static double summed(const struct turns_slot *s, int s_cpus, double s_load,
 
 void turns_sum(const struct turns *sender, const struct turns *receiver, struct turns *both)
 {
-	const char *modes[TURNS_MAX_ARMS], *names[TURNS_MAX_ARMS];
 	size_t i = 0, k = 0;
 
-	for (unsigned a = 0; a < sender->n_arms; a++) {
-		modes[a] = sender->mode[a];
-		names[a] = sender->arm[a];
-	}
-	turns_init_named(both, TURNS_BOTH, modes, names, sender->n_arms, sender->slot_ms);
+	init_like(both, TURNS_BOTH, sender);
 	both->n_cpus = sender->n_cpus && receiver->n_cpus ? sender->n_cpus : 0;
 	if (!both->n_cpus)
 		return;
@@ -379,11 +386,15 @@ static void print_comparison(const struct turns *t, const struct comparison *c, 
 	else if (c->carried_by == CARRIED_BY_SLOWDOWN)
 		fprintf(out, ": the slowdown carries it");
 	fprintf(out, "; load %+.2f points [%+.2f, %+.2f]", l->estimate, l->lo, l->hi);
-	/* At full speed an arm that moves fewer bytes loads the host less, and may still cost more a KiB. */
+	/*
+	 * At full speed an arm that moves fewer bytes loads the host less, and
+	 * may still cost more a KiB.
+	 */
 	if (l->n && d->n && ((l->hi < 0 && d->lo > 0) || (l->lo > 0 && d->hi < 0)))
 		fprintf(out, " (%s bytes a second: %s load, %s CPU a KiB)", l->hi < 0 ? "fewer" : "more",
 			l->hi < 0 ? "less" : "more", l->hi < 0 ? "more" : "less");
-	fprintf(out, "; %zu blocks of %u cycle%s\n", l->n, block_cycles(t), block_cycles(t) > 1 ? "s" : "");
+	fprintf(out, "; %zu blocks of %u cycle%s\n", l->n, block_cycles(t),
+		block_cycles(t) > 1 ? "s" : "");
 }
 
 uint64_t turns_bytes(const struct turns *t)
@@ -676,7 +687,8 @@ unsigned char *turns_table_encode(const struct turns *t, const struct turns_rang
 		 * and zcs names it so too; one named otherwise (-X's "b=64k"), by
 		 * its name.
 		 */
-		const char *name = strncmp(t->arm[i], t->mode[i], strlen(t->mode[i])) == 0 ? t->mode[i] : t->arm[i];
+		const char *name = strncmp(t->arm[i], t->mode[i], strlen(t->mode[i])) == 0 ?
+					   t->mode[i] : t->arm[i];
 
 		put_u32(&w, strlen(name));
 		put(&w, name, strlen(name));
@@ -787,7 +799,6 @@ int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns
 	struct wire w = { .in = buf, .in_len = len };
 	const unsigned char *magic = get(&w, 4);
 	uint32_t n_cpus = get_u32(&w), n = get_u32(&w);
-	const char *modes[TURNS_MAX_ARMS], *names[TURNS_MAX_ARMS];
 
 	if (!magic || memcmp(magic, TURNS_ANSWER_MAGIC, 4) != 0) {
 		snprintf(why, why_len, "it does not begin with %s", TURNS_ANSWER_MAGIC);
@@ -802,11 +813,7 @@ int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns
 		snprintf(why, why_len, "a meter of %u CPUs", n_cpus);
 		return -1;
 	}
-	for (unsigned a = 0; a < sender->n_arms; a++) {
-		modes[a] = sender->mode[a];
-		names[a] = sender->arm[a];
-	}
-	turns_init_named(t, TURNS_RECEIVER, modes, names, sender->n_arms, sender->slot_ms);
+	init_like(t, TURNS_RECEIVER, sender);
 	t->n_cpus = n_cpus;
 	for (uint32_t i = 0; i < n; i++) {
 		struct turns_slot sl = { .arm = sender->slots[i].arm, .cycle = sender->slots[i].cycle,

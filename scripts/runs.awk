@@ -33,3 +33,14 @@ function paced_words() {
 	print "what the kernel charged to tasks: the first says which method costs this host less, the"
 	print "second where the kernel saw the time go."
 }
+
+# turns_order(VERDICT, DEMAND_PCT, US_KB): where an arm of the turns comes in
+# the verdict and its plot: the cheapest (no verdict) first, then by its
+# difference from the cheapest, then those with none, by us/KB.
+function turns_order(verdict, pct, us_kb) {
+	if (verdict == "")
+		return -1e18
+	if (pct != "")
+		return pct + 0
+	return 1e15 + us_kb
+}

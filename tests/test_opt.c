@@ -114,6 +114,11 @@ static void rates_take_bytes_or_bits_with_their_unit(void)
 	CHECK(opt_parse_rate("0x10mbit", 1024, LONG_MAX, &v) == OPT_NOT_A_RATE);
 	CHECK(opt_parse_rate("1e3kbit", 1024, LONG_MAX, &v) == OPT_NOT_A_RATE);
 	CHECK(opt_parse_rate("", 1024, LONG_MAX, &v) == OPT_EMPTY);
+	/* The unit of bits a rate was given in, as -f's letter: the summary says the rate in it. */
+	CHECK(opt_rate_bits_letter("400mbit") == 'm' && opt_rate_bits_letter("2.5Gbit") == 'g');
+	CHECK(opt_rate_bits_letter("64kbit") == 'k' && opt_rate_bits_letter("1tbit") == 't');
+	CHECK(opt_rate_bits_letter("100000bit") == 0 && opt_rate_bits_letter("500m") == 0);
+	CHECK(opt_rate_bits_letter("5mbps") == 0 && opt_rate_bits_letter("") == 0);
 	CHECK_STR(opt_status_text(OPT_NOT_A_RATE), "not a rate: bytes a second (k, m, g: x1024) or "
 		  "bits with their unit (bit, kbit, mbit, gbit, tbit: x1000)");
 }

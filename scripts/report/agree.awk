@@ -10,7 +10,8 @@ FILENAME == ARGV[1] {
 	v[k] = v[k] " " $c["demand_us_per_kb"]
 	next
 }
-rate() != want || (col("end") != "" && col("end") != "sender") || $c["demand_us_per_kb"] == "" { next }
+rate() != want || (col("end") != "" && col("end") != "sender") { next }
+$c["demand_us_per_kb"] == "" { next }
 {
 	k = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"]
 	# sendfile's cell has no buffer size ("-"); its turns have the group's.

@@ -45,21 +45,15 @@ END {
 		turned = turned "|" p
 	print "turned: " substr(turned, 2)
 }
-# order_key(ROW): where an arm comes in its end's lines: the cheapest first,
-# then by its difference from the cheapest (the verdict's estimate), then
-# those with none, by us/KB.
-function order_key(r) {
-	if (f(r, "verdict") == "")
-		return -1e18
-	if (f(r, "demand_pct") != "")
-		return f(r, "demand_pct") + 0
-	return 1e15 + f(r, "demand_us_per_kb")
-}
 # print_end(G, END, ID): one end's arms of group G, cheapest first, then by
 # their difference from it.
 function print_end(g, e, id,   k, j, m, r, d, o, t, blocks, cyc, line, v, kv) {
 	k = n[g, e]
-	for (j = 1; j <= k; j++) { r[j] = row[g, e, j]; d[j] = f(r[j], "demand_us_per_kb") + 0; o[j] = order_key(r[j]) }
+	for (j = 1; j <= k; j++) {
+		r[j] = row[g, e, j]
+		d[j] = f(r[j], "demand_us_per_kb") + 0
+		o[j] = turns_order(f(r[j], "verdict"), f(r[j], "demand_pct"), d[j])
+	}
 	for (j = 2; j <= k; j++)
 		for (m = j; m > 1 && o[m - 1] > o[m]; m--) {
 			t = o[m]; o[m] = o[m - 1]; o[m - 1] = t

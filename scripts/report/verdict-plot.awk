@@ -17,7 +17,7 @@
 	arm = $c["arm"]; gsub(/#/, "-", arm)
 	cheapest = $c["verdict"] == ""
 	line[i, n[i]] = arm "," (cheapest ? "0,0,0" : $c["demand_pct"] "," $c["demand_pct_lo"] "," $c["demand_pct_hi"])
-	key[i, n[i]] = cheapest ? -1e18 : ($c["demand_pct"] == "" ? 1e18 : $c["demand_pct"] + 0)
+	key[i, n[i]] = turns_order($c["verdict"], $c["demand_pct"], $c["demand_us_per_kb"])
 }
 END {
 	for (i = 1; i <= ng; i++) {
