@@ -19,13 +19,6 @@
 #include "lib/units.h"
 #include "alternate.h"
 
-/*
- * A slot's first quarter is not measured: the data the arm before left in
- * the socket's buffers and the receiver's is still being sent and read then
- * (a few MiB, 10 ms at 400 MB/s), on that arm's account.
- */
-#define GUARD_SHARE 4
-
 /* Paced, the bytes not yet sent are held to this share of a slot's at the rate. */
 #define TURNS_QUEUE_SHARE 16
 
@@ -54,7 +47,6 @@ void alt_setup(struct alternation *alt, const struct send_mode *const *modes, un
 		arms[i] = alt->knob.knob ? alt->knob.label[i] : NULL;
 	}
 	alt->current = &alt->arms[0];
-	alt->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
 	turns_init_named(&alt->result, TURNS_SENDER, names, alt->knob.knob ? arms : NULL, n, slot_ms);
 }
 
@@ -96,24 +88,24 @@ static const struct {
 static void set_knob(struct alternation *alt)
 {
 	enum alt_knob k = alt->knob.knob;
-	uint64_t v = alt->knob.value[alt->cur];
+	uint64_t v = alt->knob.value[alt->sched.cur];
 	int iv = v > INT_MAX ? INT_MAX : (int)v;
 
 	if (k == ALT_KNOB_NONE || k == ALT_KNOB_CHUNK)
 		return;
 	if (k == ALT_KNOB_SYSCTL) {
-		if (sysctl_knob_set(alt->knob.sysctl, alt->knob.text[alt->cur]) < 0)
-			err(1, "-X %s: writing %s", alt->knob.label[alt->cur], alt->knob.sysctl->path);
+		if (sysctl_knob_set(alt->knob.sysctl, alt->knob.text[alt->sched.cur]) < 0)
+			err(1, "-X %s: writing %s", alt->knob.label[alt->sched.cur], alt->knob.sysctl->path);
 	} else if (k == ALT_KNOB_PACING) {
 		net_set_pacing(alt->current->sock, v, 0);
 		/* The queue held to a sixteenth of a slot at this arm's rate, as -R's is. */
 		bound_the_queue(alt, v);
 	} else if (setsockopt(alt->current->sock, knob_options[k].level, knob_options[k].name, &iv,
 			      sizeof(iv)) < 0) {
-		err(1, "-X %s: setsockopt %s", alt->knob.label[alt->cur], knob_options[k].said);
+		err(1, "-X %s: setsockopt %s", alt->knob.label[alt->sched.cur], knob_options[k].said);
 	}
 	if (alt->debug)
-		fprintf(stderr, "zcc: -X %s set\n", alt->knob.label[alt->cur]);
+		fprintf(stderr, "zcc: -X %s set\n", alt->knob.label[alt->sched.cur]);
 }
 
 void alt_connected(struct alternation *alt)
@@ -133,44 +125,13 @@ static uint64_t queued(const struct alternation *alt)
 	return ioctl(alt->current->sock, SIOCOUTQ, &v) == 0 && v > 0 ? (uint64_t)v : 0;
 }
 
-/* The next cycle's order of the arms, shuffled (Fisher-Yates). */
-static void shuffle(struct alternation *alt)
-{
-	for (unsigned i = 0; i < alt->n_arms; i++)
-		alt->order[i] = i;
-	for (unsigned i = alt->n_arms - 1; i > 0; i--) {
-		unsigned j = rand_r(&alt->seed) % (i + 1), t = alt->order[i];
-
-		alt->order[i] = alt->order[j];
-		alt->order[j] = t;
-	}
-}
-
-/* A sample of the meter now; without one, or once one failed, the time alone. */
-static void sample(struct alternation *alt, struct soak_sample *s)
-{
-	if (alt->meter && !alt->spoiled) {
-		if (soak_take(&alt->meter->soak, s) == 0)
-			return;
-		alt->spoiled = 1;
-		alt->result.n_cpus = 0;
-	}
-	s->ns = timing_now_ns();
-}
-
 /* A slot begins now, for the arm next in the cycle. */
 static void begin_slot(struct alternation *alt, uint64_t now)
 {
 	struct sender *before = alt->current;
+	int first = alt->sched.slots == 0;
 
-	if (alt->at == alt->n_arms) {
-		alt->at = 0;
-		alt->cycle++;
-	}
-	if (alt->at == 0)
-		shuffle(alt);
-	alt->cur = alt->order[alt->at++];
-	alt->current = &alt->arms[alt->cur];
+	alt->current = &alt->arms[schedule_next(&alt->sched, now)];
 	/*
 	 * The kernel numbers a socket's MSG_ZEROCOPY sends, whichever arm made
 	 * them, and its completions come on the one error queue: an arm that
@@ -183,26 +144,19 @@ static void begin_slot(struct alternation *alt, uint64_t now)
 	alt->current->next_id = before->next_id;
 	alt->current->sent = before->sent;
 	alt->current->calls = before->calls;
-	if (before != alt->current || alt->turns == 0)
+	if (before != alt->current || first)
 		set_knob(alt);
-	alt->slot_start_ns = now;
-	alt->measuring = 0;
-	alt->turns++;
 	if (alt->debug)
 		fprintf(stderr, "zcc: slot %llu, cycle %u, arm %u (%s)\n",
-			(unsigned long long)alt->turns, alt->cycle + 1, alt->cur + 1,
-			alt->result.arm[alt->cur]);
+			(unsigned long long)alt->sched.slots, alt->sched.cycle + 1, alt->sched.cur + 1,
+			alt->result.arm[alt->sched.cur]);
 }
 
 void alt_start(struct alternation *alt, struct meter *m)
 {
 	alt->meter = m;
 	alt->result.n_cpus = m ? m->soak.n_cpus : 0;
-	if (m && (soak_sample_init(&m->soak, &alt->a) < 0 || soak_sample_init(&m->soak, &alt->b) < 0))
-		err(1, "the meter's samples");
-	alt->guard_ns = alt->slot_ms * 1000000ULL / GUARD_SHARE;
-	alt->at = alt->n_arms;
-	alt->cycle = UINT32_MAX;
+	schedule_init(&alt->sched, alt->n_arms, alt->slot_ms, m);
 	begin_slot(alt, timing_now_ns());
 }
 
@@ -212,18 +166,12 @@ static void end_slot(struct alternation *alt)
 	struct turns *t = &alt->result;
 	struct turns_slot sl;
 
-	if (!alt->measuring) {
-		alt->short_slots++;
+	if (!schedule_slot_ends(&alt->sched, alt->current->sent - alt->sent_at_guard, &sl))
 		return;
-	}
-	sample(alt, &alt->b);
-	sl = (struct turns_slot){ .arm = alt->cur, .cycle = alt->cycle, .at = t->n_slots,
-				  .bytes = alt->current->sent - alt->sent_at_guard,
-				  .queued = alt->queued_at_guard };
-	if (alt->meter && !alt->spoiled)
-		soak_figures(&alt->meter->ref, &alt->a, &alt->b, alt->meter->soak.n_cpus, sl.bytes,
-			     &sl.fig);
-	sl.fig.ns = alt->b.ns - alt->a.ns;
+	if (!schedule_metered(&alt->sched))
+		t->n_cpus = 0;
+	sl.at = t->n_slots;
+	sl.queued = alt->queued_at_guard;
 	if (t->n_slots == t->cap_slots) {
 		alt->ranges = realloc(alt->ranges, (t->cap_slots ? 2 * t->cap_slots : 256) *
 							   sizeof(*alt->ranges));
@@ -245,14 +193,18 @@ struct sender *alt_turn(void *arg)
 	 * The arm changes between files only: a slot whose guard and end both
 	 * passed while one file was sent has no window of its own to measure.
 	 */
-	if (now >= alt->slot_start_ns + alt->slot_ms * 1000000ULL) {
+	switch (schedule_due(&alt->sched, now)) {
+	case SCHEDULE_SLOT_ENDS:
 		end_slot(alt);
 		begin_slot(alt, timing_now_ns());
-	} else if (!alt->measuring && now >= alt->slot_start_ns + alt->guard_ns) {
-		sample(alt, &alt->a);
+		break;
+	case SCHEDULE_GUARD_ENDS:
+		schedule_guard_ends(&alt->sched);
 		alt->queued_at_guard = queued(alt);
 		alt->sent_at_guard = alt->current->sent;
-		alt->measuring = 1;
+		break;
+	case SCHEDULE_NOTHING:
+		break;
 	}
 	return alt->current;
 }
@@ -281,12 +233,12 @@ void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied
 
 void alt_warn(const struct alternation *alt)
 {
-	size_t all = alt->result.n_slots + alt->short_slots;
+	size_t all = alt->result.n_slots + alt->sched.short_slots;
 
-	if (alt->short_slots * 10 > all)
+	if (alt->sched.short_slots * 10 > all)
 		warnx("note: %zu of %zu slots had nothing to measure: the arms change between files, "
 		      "and a file took longer to send than a quarter of a slot (-A %ld); send "
-		      "smaller files, or give longer slots", alt->short_slots, all, alt->slot_ms);
+		      "smaller files, or give longer slots", alt->sched.short_slots, all, alt->slot_ms);
 }
 
 void alt_close(struct alternation *alt)
@@ -298,10 +250,7 @@ void alt_close(struct alternation *alt)
 	tx_sender_close(&alt->arms[0]);
 	free(alt->ranges);
 	alt->ranges = NULL;
-	if (alt->meter) {
-		soak_sample_free(&alt->a);
-		soak_sample_free(&alt->b);
-	}
+	schedule_free(&alt->sched);
 }
 
 void alt_send_table(struct alternation *alt)
@@ -348,7 +297,7 @@ void alt_print(const struct alternation *alt, FILE *out, char unit)
 		fprintf(out, "the slots measured %llu of the %llu bytes sent (%.0f%%): the first "
 			"quarter of each slot (%.1f ms, its guard) is not measured, nor a slot the end "
 			"cut short\n", (unsigned long long)measured, (unsigned long long)sent,
-			100.0 * measured / sent, alt->guard_ns / 1e6);
+			100.0 * measured / sent, alt->sched.guard_ns / 1e6);
 	if (!alt->answered)
 		return;
 	turns_print(&alt->receiver, out, unit);

@@ -14,6 +14,7 @@
 
 #include "lib/json.h"
 #include "lib/meter.h"
+#include "lib/schedule.h"
 #include "lib/sysctl.h"
 #include "lib/turns.h"
 #include "tx/tx.h"
@@ -52,23 +53,15 @@ struct alternation {
 	long slot_ms;
 	int debug;
 	struct meter *meter;		/* -c; NULL */
-	unsigned order[ALT_MAX_ARMS], at, cur;
-	uint32_t cycle;
-	unsigned seed;
-	uint64_t slot_start_ns, guard_ns;
+	struct schedule sched;		/* whose slot it is, and the meter's samples at its edges */
 	uint64_t sent_at_guard;
 	uint64_t queued_at_guard;	/* the send queue's bytes then (SIOCOUTQ) */
 	int notsent_lowat;		/* paced: TCP_NOTSENT_LOWAT, as set; 0 */
-	int measuring;			/* past the slot's guard, its first sample taken */
-	int spoiled;			/* a sample failed: no load figures */
-	struct soak_sample a, b;
 	struct turns result;		/* the slots measured, and what they say */
 	struct turns_range *ranges;	/* each one's stream offsets, for zcs (the slot table) */
 	struct turns receiver;		/* zcs's figures over the same slots, where it answered */
 	struct turns both;		/* and the two ends' sum, where both had a meter */
 	int answered;
-	size_t short_slots;		/* ended before their guard did: a file longer than a slot */
-	uint64_t turns;
 };
 
 /*

@@ -1,0 +1,108 @@
+/* schedule: the turns' slots, arm by arm, and the meter's samples at their edges. */
+#include <err.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schedule.h"
+#include "timing.h"
+
+void schedule_init(struct schedule *s, unsigned n_arms, long slot_ms, struct meter *m)
+{
+	memset(s, 0, sizeof(*s));
+	s->n_arms = n_arms;
+	s->slot_ms = slot_ms;
+	s->slot_ns = (uint64_t)slot_ms * 1000000ULL;
+	s->guard_ns = s->slot_ns / SCHEDULE_GUARD_SHARE;
+	s->at = n_arms;
+	s->cycle = UINT32_MAX;
+	s->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
+	s->meter = m;
+	if (m && (soak_sample_init(&m->soak, &s->a) < 0 || soak_sample_init(&m->soak, &s->b) < 0))
+		err(1, "the meter's samples");
+}
+
+enum schedule_due schedule_due(const struct schedule *s, uint64_t now)
+{
+	if (now >= s->slot_start_ns + s->slot_ns)
+		return SCHEDULE_SLOT_ENDS;
+	if (!s->measuring && now >= s->slot_start_ns + s->guard_ns)
+		return SCHEDULE_GUARD_ENDS;
+	return SCHEDULE_NOTHING;
+}
+
+/* The next cycle's order of the arms, shuffled (Fisher-Yates). */
+static void shuffle(struct schedule *s)
+{
+	for (unsigned i = 0; i < s->n_arms; i++)
+		s->order[i] = i;
+	for (unsigned i = s->n_arms - 1; i > 0; i--) {
+		unsigned j = rand_r(&s->seed) % (i + 1), t = s->order[i];
+
+		s->order[i] = s->order[j];
+		s->order[j] = t;
+	}
+}
+
+unsigned schedule_next(struct schedule *s, uint64_t now)
+{
+	if (s->at == s->n_arms) {
+		s->at = 0;
+		s->cycle++;
+		shuffle(s);
+	}
+	s->cur = s->order[s->at++];
+	s->slot_start_ns = now;
+	s->measuring = 0;
+	s->slots++;
+	return s->cur;
+}
+
+/* A sample of the meter now; without one, or once one failed, the time alone. */
+static void sample(struct schedule *s, struct soak_sample *smp)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	if (s->meter && !s->spoiled && soak_take(&s->meter->soak, smp) < 0)
+		s->spoiled = 1;
+	if (!schedule_metered(s))
+		smp->ns = timing_now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	s->cost_ns += (t1.tv_sec - t0.tv_sec) * NSEC_PER_SEC + t1.tv_nsec - t0.tv_nsec;
+}
+
+void schedule_guard_ends(struct schedule *s)
+{
+	sample(s, &s->a);
+	s->measuring = 1;
+}
+
+int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns_slot *sl)
+{
+	if (!s->measuring) {
+		s->short_slots++;
+		return 0;
+	}
+	sample(s, &s->b);
+	*sl = (struct turns_slot){ .arm = s->cur, .cycle = s->cycle, .bytes = bytes };
+	if (schedule_metered(s))
+		soak_figures(&s->meter->ref, &s->a, &s->b, s->meter->soak.n_cpus, bytes, &sl->fig);
+	sl->fig.ns = s->b.ns - s->a.ns;
+	return 1;
+}
+
+int schedule_metered(const struct schedule *s)
+{
+	return s->meter && !s->spoiled;
+}
+
+void schedule_free(struct schedule *s)
+{
+	if (s->meter) {
+		soak_sample_free(&s->a);
+		soak_sample_free(&s->b);
+	}
+	s->meter = NULL;
+}
