@@ -88,7 +88,7 @@ $(BUILD)/librx.a: $(RX_OBJS)
 # servers, their intervals, the host's meter and the receive modes, and test_tx and test_rx
 # their modes, before lib/, which they use.
 zcc: $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o $(BUILD)/alternate.o $(BUILD)/libtx.a
-zcs: $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/udpserve.o $(BUILD)/interval.o $(BUILD)/hostmeter.o $(BUILD)/librx.a
+zcs: $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/rxturns.o $(BUILD)/udpserve.o $(BUILD)/interval.o $(BUILD)/hostmeter.o $(BUILD)/librx.a
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a
 
@@ -108,7 +108,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
 
 # Every object the programs link, for make layers.
 PROG_OBJS = $(PROGS:%=$(BUILD)/%.o) $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o \
-	$(BUILD)/alternate.o $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/udpserve.o $(BUILD)/interval.o \
+	$(BUILD)/alternate.o $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/rxturns.o $(BUILD)/udpserve.o $(BUILD)/interval.o \
 	$(BUILD)/hostmeter.o $(TX_OBJS) $(RX_OBJS) $(LIB_OBJS)
 
 # No circle among the objects, as the linker sees them: a lower file never calls the file above.

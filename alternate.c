@@ -274,6 +274,12 @@ void alt_read_answer(struct alternation *alt, const unsigned char *buf, size_t l
 		      "first; the receiver's lines are missing");
 		return;
 	}
+	if (len == sizeof(TURNS_DECLINE_MAGIC) - 1 &&
+	    memcmp(buf, TURNS_DECLINE_MAGIC, len) == 0) {
+		warnx("note: zcs takes turns of its own (zcs -m A,B,...), by its own slots: it gave "
+		      "no figures over these; the receiver's lines are missing");
+		return;
+	}
 	if (turns_answer_decode(buf, len, &alt->result, &alt->receiver, why, sizeof(why)) < 0) {
 		warnx("note: zcs's figures over the slots make no sense (%s): the receiver's lines "
 		      "are missing", why);

@@ -22,9 +22,6 @@
 /* -m's list: the most modes it may name (each TCP mode once, and one again). */
 #define ALT_MAX_ARMS TURNS_MAX_ARMS
 
-/* -A: a slot's length by default, in ms. */
-#define ALT_DEFAULT_SLOT_MS 100
-
 /*
  * -X NAME=V1,V2,...: one mode, its arms the values of one setting. The
  * chunk (b) is each arm's own buffers; the socket options are set on the

@@ -208,6 +208,7 @@ void follow_print(const struct follow *f, FILE *out, char unit)
 void follow_json(const struct follow *f, struct json *j)
 {
 	json_object(j, "turns");
+	json_string(j, "taken_by", "zcc");
 	turns_json(&f->result, j);
 	json_uint(j, "samples", f->taken);
 	json_uint(j, "sample_period_ms", f->period_ns / 1000000);

@@ -210,6 +210,7 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 		netstat_json(&j, &sum->host);
 	if (alt) {
 		json_object(&j, "turns");
+		json_string(&j, "taken_by", "zcc");
 		alt_json(alt, &j);
 		json_close(&j);
 	}

@@ -55,6 +55,7 @@ struct conn {
 	int exchange_counted;	/* as the last bytes that came, for -W */
 	struct meter *m;	/* -c's */
 	struct follow follow;	/* with the exchange: the meter along the stream, for zcc's turns */
+	struct rxturns turns;	/* -m A,B,...: zcs's own */
 	uint64_t table_bytes;	/* the slot table's, which came after the stream */
 };
 
@@ -98,7 +99,7 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	getrusage(RUSAGE_SELF, &ru);
 	printf(", cpu %.2fu %.2fs", timing_timeval_secs(ru.ru_utime),
 	       timing_timeval_secs(ru.ru_stime));
-	if (s->mode->maps)
+	if (s->maps)
 		printf(", mapped %llu of %llu bytes", (unsigned long long)c->r.mapped_bytes,
 		       (unsigned long long)bytes);
 	if (fig && c->arr.linked)
@@ -112,6 +113,8 @@ static void conn_take_buffers(struct conn *c, const struct settings *s)
 	/* Set only now: with it, poll() would not say that fewer bytes had come. */
 	net_set_rcvlowat(c->r.fd, s->rcvlowat, s->debug);
 	rx_take_buffers(&c->r);
+	if (s->n_arms > 1)
+		rxturns_start(&c->turns, s, c->m, &c->r);
 }
 
 /*
@@ -140,9 +143,14 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 		if (s->debug && ex)
 			fprintf(stderr, "zcs: %s: the opening exchange, answered\n", c->r.peer);
 		if (ex) {
-			/* zcc is of this suite: a slot table may follow the stream. */
-			follow_start(&c->follow, c->m, c->r.fd);
-			follow_sample(&c->follow, 0, 1);
+			/*
+			 * zcc is of this suite: a slot table may follow the stream,
+			 * followed, or with turns of zcs's own declined.
+			 */
+			if (s->n_arms == 1) {
+				follow_start(&c->follow, c->m, c->r.fd);
+				follow_sample(&c->follow, 0, 1);
+			}
 			c->r.rx.keep_after = 1;
 			errno = EINTR;
 			return -1;
@@ -169,7 +177,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	system_json(&j);
 	json_string(&j, "peer", c->r.peer);
 	json_object(&j, "settings");
-	json_string(&j, "mode", s->mode->name);
+	json_string(&j, "mode", s->mode_name);
 	json_int(&j, "bufsize", s->bufsize);
 	json_int(&j, "rcvlowat", s->rcvlowat);
 	json_int(&j, "report_secs", s->report_secs);
@@ -192,7 +200,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_string(&j, "waiting_for", waiting);
 	json_uint(&j, "extra_bytes", c->r.rx.extra_bytes);
 	json_uint(&j, "files", c->r.rx.files_done);
-	if (s->mode->maps)
+	if (s->maps)
 		json_uint(&j, "mapped_bytes", c->r.mapped_bytes);
 	else
 		json_null(&j, "mapped_bytes");
@@ -212,9 +220,33 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	netstat_json(&j, &c->host);
 	if (c->follow.answered)
 		follow_json(&c->follow, &j);
+	else if (c->turns.on)
+		rxturns_json(&c->turns, &j);
 	else
 		json_null(&j, "turns");
 	json_end(&j);
+}
+
+/*
+ * After the stream, from a zcc that took turns while zcs took its own: the
+ * table is not the stream's, and zcs's slots are not zcc's; the answer
+ * says so (TURNS_DECLINE_MAGIC), and zcc says why the receiver's lines
+ * are missing.
+ */
+static void decline_the_slot_table(struct conn *c, const struct settings *s, uint64_t *bytes)
+{
+	const struct proto_rx *rx = &c->r.rx;
+	size_t done;
+
+	if (rx->after_len != rx->extra_bytes || rx->after_len < sizeof(TURNS_TABLE_MAGIC) - 1 ||
+	    memcmp(rx->after, TURNS_TABLE_MAGIC, sizeof(TURNS_TABLE_MAGIC) - 1) != 0)
+		return;
+	c->table_bytes = rx->extra_bytes;
+	c->r.rx.extra_bytes = 0;
+	*bytes -= c->table_bytes;
+	if (net_write_full(c->r.fd, NET_IO_SEND, TURNS_DECLINE_MAGIC,
+			   sizeof(TURNS_DECLINE_MAGIC) - 1, &done, NULL) < 0 && s->debug)
+		warn("%s: declining the slot table", c->r.peer);
 }
 
 /*
@@ -227,8 +259,12 @@ static void take_the_slot_table(struct conn *c, const struct settings *s, uint64
 	const struct proto_rx *rx = &c->r.rx;
 	char why[200];
 
-	if (!c->follow.on || proto_rx_waiting_for(rx) || !rx->extra_bytes)
+	if (!c->exchanged || proto_rx_waiting_for(rx) || !rx->extra_bytes)
 		return;
+	if (c->turns.on) {
+		decline_the_slot_table(c, s, bytes);
+		return;
+	}
 	if (rx->after_len != rx->extra_bytes ||
 	    follow_slots(&c->follow, rx->after, rx->after_len, why, sizeof(why)) < 0) {
 		if (rx->after_len != rx->extra_bytes)
@@ -261,7 +297,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	if (s->json || s->tcp_line)
 		netstat_read(&c.host_at);
 	net_set_tcp_flags(fd, &s->sockopts);
-	rx_init(&c.r, fd, s->mode, s->bufsize, peer, s->debug);
+	rx_init_arms(&c.r, fd, s->arms, s->n_arms, s->bufsize, peer, s->debug);
 	net_set_receive_timeout(fd, s->idle_secs);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
@@ -281,7 +317,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 				net_set_receive_timeout_ms(fd, timeout_ms);
 			}
 		}
-		n = c.r.buf ? s->mode->receive(&c.r) : await_first_data(&c, s, idle_left);
+		n = c.r.buf ? c.r.mode->receive(&c.r) : await_first_data(&c, s, idle_left);
 		/* The exchange's bytes came: -W counts from them. */
 		if (!c.r.buf && c.exchanged && !c.exchange_counted) {
 			c.exchange_counted = 1;
@@ -292,6 +328,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 			bytes += n;
 			c.reads++;
 			follow_sample(&c.follow, bytes, 0);
+			rxturns_received(&c.turns, bytes);
 			if (s->sockopts.quickack)
 				net_quickack(fd);
 			last_data = c.r.buf && queued >= 0 && n <= queued ? began : timing_now_ns();
@@ -313,6 +350,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 			continue;
 		if (n == 0) {
 			follow_sample(&c.follow, bytes, 1);
+			rxturns_end(&c.turns);
 			break;
 		}
 		/* -W: nothing for that long (SO_RCVTIMEO; a tick restarts its wait). */
@@ -327,7 +365,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		if (errno == EINTR)
 			continue;
 		if (s->debug)
-			warn("%s from %s", s->mode->name, peer);
+			warn("%s from %s", c.r.mode->name, peer);
 		break;
 	}
 	timing_tick_stop();
@@ -357,6 +395,8 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	}
 	if (c.follow.answered && !s->json)
 		follow_print(&c.follow, stdout, s->unit);
+	if (!s->json)
+		rxturns_print(&c.turns, stdout, s->unit, bytes);
 	if (metered && hm->m.note[0])
 		warnx("%s: note: %s", peer, hm->m.note);
 	if (s->debug)
@@ -370,6 +410,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	incomplete = proto_rx_waiting_for(&c.r.rx) != NULL;
 	rx_close(&c.r);
 	follow_free(&c.follow);
+	rxturns_free(&c.turns);
 	free(c.intervals.list);
 	return incomplete || (hm && !metered) ? 1 : 0;
 }

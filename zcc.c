@@ -497,13 +497,13 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.port = NET_DEFAULT_PORT, .tare_ms = METER_DEFAULT_TARE_MS,
 				.streams = 1, .close_wait_secs = DEFAULT_CLOSE_WAIT_SECS,
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
-				.slot_ms = ALT_DEFAULT_SLOT_MS };
+				.slot_ms = TURNS_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
 	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkl:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:X:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
-			s->slot_ms = opt_long(c, optarg, 20, 60000);
+			s->slot_ms = opt_long(c, optarg, TURNS_MIN_SLOT_MS, TURNS_MAX_SLOT_MS);
 			break;
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);

@@ -42,13 +42,14 @@
 #define DEFAULT_IDLE_SECS 60
 
 static const char usage[] =
-	"usage: zcs [-cCdDhIJQu] [-a addr] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf] [-l lowat]\n"
-	"           [-m mode] [-L conns] [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs]\n"
-	"           [-W secs]\n";
+	"usage: zcs [-cCdDhIJQu] [-a addr] [-A msecs] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf]\n"
+	"           [-l lowat] [-m mode[,mode...]] [-L conns] [-N cpus] [-o sndbuf] [-p port]\n"
+	"           [-t secs] [-T msecs] [-W secs]\n";
 
 static const char options[] =
 	"Receives zcc's streams (or -u datagrams), says what came, discards it; see zcs(1).\n"
 	"  -a addr     listen on this address only (default every IPv4 and IPv6 one)\n"
+	"  -A msecs    with -m A,B,...: each mode's slot (default 100)\n"
 	"  -b bufsize  receive this many bytes at a time (default 1m; k, m, g: x1024)\n"
 	"  -B cpu      pin zcs and its connections to this CPU\n"
 	"  -c          measure the host's CPU load, connection by connection\n"
@@ -63,7 +64,8 @@ static const char options[] =
 	"  -J          each summary as one JSON object\n"
 	"  -l lowat    SO_RCVLOWAT on each connection\n"
 	"  -L conns    serve at most this many connections at once (default 64)\n"
-	"  -m mode     how to receive (zcs -m '?' lists them; default read)\n"
+	"  -m mode     how to receive (zcs -m '?' lists them; default read); two or more,\n"
+	"              comma-separated, take turns on each connection\n"
 	"  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
 	"  -o sndbuf   SO_SNDBUF\n"
 	"  -p port     the port (default 2222)\n"
@@ -95,6 +97,42 @@ static const struct recv_mode *find_mode(const char *name, int datagram)
 	return m;
 }
 
+/*
+ * -m A,B,...: the receive modes that take turns on each connection, each
+ * named as -m names one (twice: an A/A run); -A only with them. TCP's
+ * alone: -u's datagrams come from many senders into one socket.
+ */
+static void parse_arms(struct settings *s, const char *given, const char *list)
+{
+	char buf[256], *rest = buf, *tok;
+
+	s->mode_name = list;
+	if (!strchr(list, ',')) {
+		if (strchr(given, 'A'))
+			opt_failx("-A sets the slots of modes that take turns: it needs -m with two "
+				  "or more, as -m read,trunc");
+		s->arms[0] = s->mode = find_mode(list, s->datagram);
+		s->n_arms = 1;
+		s->maps = s->mode->maps;
+		return;
+	}
+	if (s->datagram)
+		opt_failx("-m %s: modes take turns on a TCP connection: not with -u", list);
+	if (strlen(list) >= sizeof(buf))
+		opt_fail('m', list, "too long a list");
+	strcpy(buf, list);
+	while ((tok = strsep(&rest, ","))) {
+		if (*tok == '\0')
+			opt_fail('m', list, "an empty item in the list");
+		if (s->n_arms == RX_MAX_ARMS)
+			opt_failx("-m %s: more than %d modes", list, RX_MAX_ARMS);
+		s->arms[s->n_arms] = find_mode(tok, 0);
+		s->maps |= s->arms[s->n_arms]->maps;
+		s->n_arms++;
+	}
+	s->mode = s->arms[0];
+}
+
 /* What one option means for another, once all are read. */
 static void check_options(struct settings *s, const char *given, const char *mode_arg)
 {
@@ -113,7 +151,7 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	if (s->datagram && (strchr(given, 'D') || strchr(given, 'Q')))
 		opt_failx("-%c is for TCP: -u has no connection", strchr(given, 'D') ? 'D' : 'Q');
 	s->sockopts.datagram = s->datagram;
-	s->mode = find_mode(mode_arg ? mode_arg : "read", s->datagram);
+	parse_arms(s, given, mode_arg ? mode_arg : "read");
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -126,15 +164,18 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
 				.tare_ms = METER_DEFAULT_TARE_MS,
 				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS,
-				.unit = UNITS_DEFAULT };
+				.unit = UNITS_DEFAULT, .slot_ms = TURNS_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":a:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uW:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:A:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uW:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
 			if (*optarg == '\0')
 				opt_fail(c, optarg, opt_status_text(OPT_EMPTY));
 			s->addr = optarg;
+			break;
+		case 'A':
+			s->slot_ms = opt_long(c, optarg, TURNS_MIN_SLOT_MS, TURNS_MAX_SLOT_MS);
 			break;
 		case 'b':
 			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
@@ -220,7 +261,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.calibrate_only)
 		return meter_calibrate(s.n_cpus, s.debug);
-	rx_check(s.mode, s.bufsize);
+	for (unsigned i = 0; i < s.n_arms; i++)
+		rx_check(s.arms[i], s.bufsize);
 	/* Soakers first: they cover every CPU, whichever one zcs itself is pinned to. */
 	if (s.measure_cpu)
 		hm = hostmeter_start(s.n_cpus, s.tare_ms, s.debug);
@@ -231,8 +273,9 @@ int main(int argc, char **argv)
 	lfd = net_listen(s.addr, s.port, &s.sockopts, s.debug);
 	if (s.datagram)
 		serve_datagrams(lfd, &s, hm);
-	rx_check_listening(s.mode, lfd);
+	for (unsigned i = 0; i < s.n_arms; i++)
+		rx_check_listening(s.arms[i], lfd);
 	if (s.debug)
-		fprintf(stderr, "zcs: receive mode %s, %ld-byte chunks\n", s.mode->name, s.bufsize);
+		fprintf(stderr, "zcs: receive mode %s, %ld-byte chunks\n", s.mode_name, s.bufsize);
 	serve_connections(lfd, &s, hm);
 }

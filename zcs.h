@@ -14,6 +14,7 @@
 #include "hostmeter.h"
 #include "lib/json.h"
 #include "lib/net.h"
+#include "lib/schedule.h"
 #include "lib/tcpinfo.h"
 #include "lib/turns.h"
 #include "rx/rx.h"
@@ -22,7 +23,12 @@ struct settings {
 	int debug;
 	int json;		/* -J */
 	char unit;		/* -f: the rates' unit (lib/units) */
-	const struct recv_mode *mode;
+	const struct recv_mode *mode;	/* the first arm's: the one mode, without turns */
+	const struct recv_mode *arms[RX_MAX_ARMS];	/* -m A,B,...: the modes that take turns */
+	unsigned n_arms;		/* 1: no turns */
+	const char *mode_name;		/* as -m gave it: "read", "read,trunc" */
+	int maps;			/* an arm takes data by mapping it */
+	long slot_ms;			/* -A: each arm's slot */
 	const char *addr;
 	long bufsize;
 	int cpu;
@@ -110,6 +116,35 @@ void follow_answer(struct follow *f, int fd, const char *peer, int debug);
 void follow_print(const struct follow *f, FILE *out, char unit);
 void follow_json(const struct follow *f, struct json *j);
 void follow_free(struct follow *f);
+
+/*
+ * rxturns.c: zcs -m A,B,...: its receive modes taking turns on one
+ * connection, by slots of its own clock (lib/schedule), the mode changing
+ * between receives; each slot measured by the meter (-c) past its guard,
+ * and the arms set against each other as zcc's are (lib/turns).
+ */
+struct rxturns {
+	int on;
+	struct receiver *r;
+	const char *peer;
+	int debug;
+	struct schedule sched;
+	struct turns result;
+	uint64_t bytes_at_guard;	/* the connection's bytes as the slot's measure began */
+};
+
+/* From the first data on, the first slot now; m, the meter (NULL: the time and bytes alone). */
+void rxturns_start(struct rxturns *t, const struct settings *s, struct meter *m,
+		   struct receiver *r);
+/* After a receive, bytes the connection's so far: a slot's guard or end, if due, and its mode. */
+void rxturns_received(struct rxturns *t, uint64_t bytes);
+/* The stream ended: the slot it cut short is not measured. */
+void rxturns_end(struct rxturns *t);
+/* The arms' lines and comparisons, what the slots measured of bytes, and the samples' cost. */
+void rxturns_print(const struct rxturns *t, FILE *out, char unit, uint64_t bytes);
+/* -J's "turns" object. */
+void rxturns_json(const struct rxturns *t, struct json *j);
+void rxturns_free(struct rxturns *t);
 
 /* tcpserve.c: */
 

@@ -27,6 +27,11 @@ struct paired;
 #define TURNS_MAX_ARMS 8
 #define TURNS_NAME_BYTES 40
 
+/* -A: a slot's length by default, and the bounds on it, in ms (zcc's and zcs's). */
+#define TURNS_DEFAULT_SLOT_MS 100
+#define TURNS_MIN_SLOT_MS 20
+#define TURNS_MAX_SLOT_MS 60000
+
 /* What one slot measured, from its guard's end to its end. */
 struct turns_slot {
 	unsigned arm;
@@ -96,6 +101,11 @@ void turns_json(const struct turns *t, struct json *j);
 #define TURNS_TABLE_MAGIC "zcTS"
 /* The answer, zcs's figures over each slot of the table: "zcTA", then one record a slot. */
 #define TURNS_ANSWER_MAGIC "zcTA"
+/*
+ * Instead of the answer, from a zcs that takes turns of its own (zcs -m
+ * A,B,...): its slots are not the sender's, and it gives no figures over them.
+ */
+#define TURNS_DECLINE_MAGIC "zcTN"
 /* The most slots a table holds (a day of 40 ms slots is 2.2 million). */
 #define TURNS_MAX_SLOTS (1u << 22)
 

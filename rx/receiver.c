@@ -1,6 +1,7 @@
 #include <err.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -32,11 +33,42 @@ void rx_check_listening(const struct recv_mode *mode, int lfd)
 void rx_init(struct receiver *r, int fd, const struct recv_mode *mode, size_t bufsize,
 	     const char *peer, int debug)
 {
-	if (mode->datagram)
-		bufsize = (size_t)RX_DGRAM_BYTES * (mode->batch ? mode->batch : 1);
-	*r = (struct receiver){ .fd = fd, .mode = mode, .peer = peer, .debug = debug,
-				.bufsize = bufsize, .pipe = { -1, -1 }, .devnull = -1 };
+	rx_init_arms(r, fd, &mode, 1, bufsize, peer, debug);
+}
+
+void rx_init_arms(struct receiver *r, int fd, const struct recv_mode *const *arms, unsigned n,
+		  size_t bufsize, const char *peer, int debug)
+{
+	if (arms[0]->datagram)
+		bufsize = (size_t)RX_DGRAM_BYTES * (arms[0]->batch ? arms[0]->batch : 1);
+	*r = (struct receiver){ .fd = fd, .mode = arms[0], .n_arms = n, .peer = peer,
+				.debug = debug, .bufsize = bufsize, .pipe = { -1, -1 },
+				.devnull = -1 };
+	memcpy(r->arms, arms, n * sizeof(*arms));
 	proto_rx_init(&r->rx);
+}
+
+void rx_use(struct receiver *r, unsigned i)
+{
+	r->mode = r->arms[i];
+}
+
+/* Whether arm i's mode is an earlier arm's too (an A/A run): its buffers are that arm's. */
+static int taken_before(const struct receiver *r, unsigned i)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (r->arms[k] == r->arms[i])
+			return 1;
+	return 0;
+}
+
+/* Whether any arm needs a pipe. */
+static int any_needs_pipe(const struct receiver *r)
+{
+	for (unsigned i = 0; i < r->n_arms; i++)
+		if (r->arms[i]->needs_pipe)
+			return 1;
+	return 0;
 }
 
 void rx_take_buffers(struct receiver *r)
@@ -44,14 +76,15 @@ void rx_take_buffers(struct receiver *r)
 	r->buf = malloc(r->bufsize);
 	if (!r->buf)
 		err(1, "allocating a %zu-byte buffer", r->bufsize);
-	if (r->mode->needs_pipe) {
+	if (any_needs_pipe(r)) {
 		net_splice_pipe(r->pipe, r->bufsize);
 		r->devnull = open("/dev/null", O_WRONLY);
 		if (r->devnull < 0)
 			err(1, "/dev/null");
 	}
-	if (r->mode->setup)
-		r->mode->setup(r);
+	for (unsigned i = 0; i < r->n_arms; i++)
+		if (r->arms[i]->setup && !taken_before(r, i))
+			r->arms[i]->setup(r);
 }
 
 uint64_t rx_read_what_came(struct receiver *r)
@@ -70,8 +103,9 @@ uint64_t rx_read_what_came(struct receiver *r)
 
 void rx_close(struct receiver *r)
 {
-	if (r->buf && r->mode->close)
-		r->mode->close(r);
+	for (unsigned i = 0; r->buf && i < r->n_arms; i++)
+		if (r->arms[i]->close && !taken_before(r, i))
+			r->arms[i]->close(r);
 	for (int i = 0; i < 2; i++)
 		if (r->pipe[i] >= 0)
 			close(r->pipe[i]);

@@ -67,10 +67,19 @@ const struct recv_mode *rx_find_mode(const char *name, int datagram);
 /* The modes' names of one kind (-u's or TCP's), "a, b or c". */
 const char *rx_mode_names(int datagram);
 
-/* One connection's receiving: the socket, the mode's buffers, the decoder. */
+/* zcs -m A,B,...: the most receive modes that take turns on a connection. */
+#define RX_MAX_ARMS 8
+
+/*
+ * One connection's receiving: the socket, the mode's buffers, the decoder.
+ * Modes that take turns (zcs -m A,B,...) share them: each arm's buffers
+ * are taken at once, and the mode in use changes between receives.
+ */
 struct receiver {
 	int fd;
-	const struct recv_mode *mode;
+	const struct recv_mode *mode;	/* the one in use */
+	const struct recv_mode *arms[RX_MAX_ARMS];
+	unsigned n_arms;
 	const char *peer;
 	int debug;
 	unsigned char *buf;	/* NULL until data first comes */
@@ -107,9 +116,14 @@ void rx_check_listening(const struct recv_mode *mode, int lfd);
  */
 void rx_init(struct receiver *r, int fd, const struct recv_mode *mode, size_t bufsize,
 	     const char *peer, int debug);
+/* The same for n stream modes that take turns, arms[0] in use first. */
+void rx_init_arms(struct receiver *r, int fd, const struct recv_mode *const *arms, unsigned n,
+		  size_t bufsize, const char *peer, int debug);
+/* From the next receive on, arm i's mode. */
+void rx_use(struct receiver *r, unsigned i);
 
 /*
- * The buffer and the mode's pipe or window, when the first data (or the
+ * The buffer and the mode's pipe or window (every arm's), when the first data (or the
  * end) comes, not at accept(): a connection that sends nothing costs no
  * more than its process. Failures end the connection's process, err(1).
  */

@@ -47,6 +47,13 @@ start_zcs() {
 	fail "zcs did not start: $(cat "$T/zcs.err")"
 }
 
+# stop_pid PID: SIGTERM, and the process waited for (5 s, then SIGKILL).
+stop_pid() {
+	kill "$1" 2>/dev/null || true
+	wait_until 5 eval '! kill -0 '"$1"' 2>/dev/null' || kill -9 "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
 # chunks BUFSIZE LOOPS FILE...: how many chunks of BUFSIZE the files make, LOOPS times.
 chunks() {
 	local b=$1 loops=$2 n=0 f size
