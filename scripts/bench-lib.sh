@@ -155,6 +155,64 @@ BENCH_TURNS_COLUMNS="rate_bytes_per_sec placement recv bufsize offload slot_ms s
 	load_points load_points_lo load_points_hi end run"
 BENCH_TURNS_COLUMNS=$(echo $BENCH_TURNS_COLUMNS)
 
+# bench_turns_rows JSON PLACEMENT RECV OFFLOAD SIZE RATE RUN: zcc -J's turns (its arms and
+# their comparisons) as rows of the turns CSV: the sender's (end "sender"),
+# and where zcs answered, the receiver's and, with both meters, both ends'
+# sum ("receiver", "both"); RATE the stream's (bytes a second, empty at
+# full speed), RUN the run's id, on every row (OFFLOAD "-": none switched).
+bench_turns_rows() {
+	awk -v pl="$2" -v rm="$3" -v off="$4" -v size="$5" -v rate="$6" -v run="$7" -v columns="$BENCH_TURNS_COLUMNS" "$JSON_AWK"'
+	# interval(C, KEY): of comparison C, the median, lo and hi of KEY into v[KEY...]; its n.
+	function interval(c, key,   p) {
+		p = t "comparisons." c "." key "."
+		v[key] = json_get($0, p "estimate"); v[key "_lo"] = json_get($0, p "lo"); v[key "_hi"] = json_get($0, p "hi")
+		return json_get($0, p "n")
+	}
+	# rows(T, END): the rows of the turns object at T ("turns.", "turns.receiver.", ...).
+	function rows(end,   i, k, o, c, line) {
+		split("", against)
+		for (i = 0; i < json_count($0, t "comparisons"); i++)
+			against[json_get($0, t "comparisons." i ".arm")] = i
+		for (i = 0; i < json_count($0, t "arms"); i++) {
+			o = t "arms." i "."
+			split("", v)
+			v["rate_bytes_per_sec"] = rate; v["placement"] = pl; v["recv"] = rm; v["bufsize"] = size
+			v["offload"] = off == "-" ? "" : off
+			v["end"] = end; v["run"] = run
+			v["slot_ms"] = json_get($0, t "slot_ms"); v["block_cycles"] = json_get($0, t "block_cycles")
+			v["seconds"] = json_get($0, o "seconds")
+			v["arm"] = json_get($0, o "arm"); v["mode"] = json_get($0, o "mode"); v["slots"] = json_get($0, o "slots")
+			v["mbytes_per_sec"] = sprintf("%.1f", json_get($0, o "kbytes_per_sec") * 1024 / 1e6)
+			v["load_pct"] = json_get($0, o "load_pct"); v["demand_us_per_kb"] = json_get($0, o "demand_us_per_kb")
+			v["kernel_pct"] = json_get($0, o "kernel_pct")
+			if (v["arm"] in against) {
+				c = against[v["arm"]]
+				v["against"] = json_get($0, t "comparisons." c ".against")
+				v["verdict"] = json_get($0, t "comparisons." c ".verdict")
+				v["carried_by"] = json_get($0, t "comparisons." c ".carried_by")
+				interval(c, "demand_pct")
+				interval(c, "kernel_demand_pct")
+				# The blocks compared, as zcc counts them: those of the load,
+				# where a demand of 0 or below leaves the share of it none
+				# (both ends sum the demands alone: their blocks are the demand'"'"'s).
+				v["blocks"] = interval(c, end == "both" ? "demand_pct" : "load_points")
+				if (end == "both")
+					v["load_points"] = v["load_points_lo"] = v["load_points_hi"] = ""
+			}
+			line = ""
+			for (k = 1; k <= nk; k++)
+				line = line (k > 1 ? "," : "") v[name[k]]
+			print line
+		}
+	}
+	{
+		nk = split(columns, name, " ")
+		t = "turns."; rows("sender")
+		if (json_get($0, "turns.receiver") != "null") { t = "turns.receiver."; rows("receiver") }
+		if (json_get($0, "turns.both_ends") != "null") { t = "turns.both_ends."; rows("both") }
+	}' <<<"$1"
+}
+
 # column_of CSV NAME: the number of the CSV's column of that name, or nothing.
 column_of() {
 	head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1

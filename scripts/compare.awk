@@ -8,7 +8,11 @@
 # of the Mann-Whitney U. Where no k reaches 95% (1 round against 5, 2
 # against 3) the change is not judged: the line says so, with the range.
 {
-	if (FILENAME != file) { side++; file = FILENAME }
+	# A new file: FNR starts again (runs.awk took its header), so that the
+	# same path given twice is read as the old side, then the new.
+	if (!side || FNR <= last_fnr)
+		side++
+	last_fnr = FNR
 	k = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((col("offload") == "") ? "" : " " col("offload")) \
 		", " (rate() == "-" ? "full speed" : "at " rate() " bytes/s")
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }

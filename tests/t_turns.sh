@@ -9,6 +9,8 @@
 ARMS=$("$ROOT/zcc" -m '?' | paste -sd, -)
 # A change in percent and its interval, as the comparisons give it.
 PCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
+# A figure and its interval as zc-report --compare gives them.
+CHG='[-+][0-9]+\.[0-9]+ \[[-+][0-9]+\.[0-9]+, [-+][0-9]+\.[0-9]+\]'
 
 
 # turns_byte_for_byte ZCC_ARGS...: every mode in turns in 20 ms slots, paced
@@ -525,6 +527,39 @@ test_zcs_turns_find_a_known_load_on_one_arm_with_its_size() {
 	zcs_known_load_run && return 0
 	echo "# missed once, tried again: $(cat "$T/why")"
 	zcs_known_load_run || fail "$(cat "$T/why")"
+}
+
+# zc-report --compare on two runs' turns, proven against a change known
+# beforehand (scripts/known-change): the second arm's difference moved by
+# the load loadgen added to its slots in the new run alone (2 points), read
+# as "changed" with that load inside the interval; with nothing added, "no
+# change". Each trial's report is as the manual shows it. A miss (one in
+# twenty by the intervals' 95%) is tried once more.
+known_change_once() {
+	rm -rf "$T/kc"
+	"$ROOT/scripts/known-change" --pcts 0,4 --trials 1 --secs 4 --out "$T/kc" >"$T/kc.out" 2>&1 ||
+		fail "known-change failed: $(cat "$T/kc.out")"
+	grep -qE '^0%/1 +0\.00 +[-+][0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, [-+][0-9]+\.[0-9]{2}\] +no change, held$' "$T/kc.out" &&
+		grep -qE '^4%/1 +[12]\.[0-9]{2} +\+[0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, \+[0-9]+\.[0-9]{2}\] +changed, held$' "$T/kc.out"
+}
+
+test_compare_reads_a_known_change_between_two_runs_turns() {
+	local lines
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	calibrate_here
+	quiet_or_skip
+	if ! known_change_once; then
+		echo "# missed once, tried again: $(grep -E '^[0-9]+%/' "$T/kc.out" | tr '\n' ';')"
+		known_change_once || fail "$(cat "$T/kc.out")"
+	fi
+	expect_match "$(tail -n 1 "$T/kc.out")" '^# 2 of 2 intervals held the change made; their mean width \+-0\.[0-9]{2} points$'
+	expect_match "$(sed -n 1p "$T/kc/4-1/report.txt")" "^# old: $T/kc/4-1/old-turns.csv; new: $T/kc/4-1/new-turns.csv\$"
+	expect_match "$(sed -n 2p "$T/kc/4-1/report.txt")" '^# the two runs. records (agree|differ)'
+	lines=$(grep -A2 '^write#' "$T/kc/4-1/report.txt")
+	expect_eq "$(wc -l <<<"$lines")" 3 "the report's lines of the pair"
+	expect_match "$(sed -n 1p <<<"$lines")" "^write#[12] against write#[12], zcc -R 100m \\(104\\.9 MB/s\\), placement same, zcs -m read, -b 1048576, sender's meter:\$"
+	expect_match "$(sed -n 2p <<<"$lines")" "^  demand \\(%\\) +old $CHG +new $CHG +(changed: $CHG|no change: within \\+-[0-9.]+ \\($CHG\\)|not resolved: $CHG)\$"
+	expect_match "$(sed -n 3p <<<"$lines")" "^  load \\(points\\) +old $CHG +new $CHG +changed: $CHG\$"
 }
 
 test_turns_usage_errors_name_what_is_wrong() {
