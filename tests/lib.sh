@@ -382,6 +382,67 @@ two_hosts() {
 	ip netns exec "$NS_B" sysctl -qw "net.ipv6.conf.$IF_B.disable_ipv6=1"
 }
 
+# ns_sshd NS ADDR PORT: an OpenSSH server of the test's own in namespace NS,
+# on ADDR:PORT, with its own config and host key, taking the test's key
+# ($T/key, made once) alone; its pid in SSHD_PID. Skips without
+# openssh-server.
+ns_sshd() {
+	local ns=$1 addr=$2 port=$3 sshd cfg=$T/sshd-$1
+	sshd=$(command -v sshd || echo /usr/sbin/sshd)
+	[ -x "$sshd" ] && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
+		skip "openssh-server is not installed (apt-get install openssh-server)"
+	[ -s "$T/key" ] || { ssh-keygen -q -t ed25519 -N '' -f "$T/key" && cp "$T/key.pub" "$T/authorized_keys"; }
+	ssh-keygen -q -t ed25519 -N '' -f "$cfg.host_key"
+	printf '%s\n' "ListenAddress $addr" "Port $port" "HostKey $cfg.host_key" \
+		"AuthorizedKeysFile $T/authorized_keys" "PasswordAuthentication no" \
+		"KbdInteractiveAuthentication no" "PermitRootLogin prohibit-password" "StrictModes no" \
+		"UsePAM no" "PidFile $cfg.pid" "MaxStartups 100" >"$cfg"
+	mkdir -p /run/sshd
+	ip netns exec "$ns" "$sshd" -D -e -f "$cfg" 2>"$cfg.err" &
+	SSHD_PID=$!
+	started "$SSHD_PID"
+}
+
+# ns_ssh_options PORT: ssh's options to log in to the test's sshds with its key.
+ns_ssh_options() {
+	echo "ssh -p $1 -i $T/key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+}
+
+# fleet_hosts N: N hosts, each a network namespace ($FLEET_NS_1...) with an
+# sshd of its own on 10.253.0.I, joined by a bridge in a hub namespace
+# ($FLEET_HUB, 10.253.0.254), from which the fleet is driven; FLEET_SSH
+# logs in to any of them (root@10.253.0.I). Skips without root.
+fleet_hosts() {
+	local i ns port
+	[ "$(id -u)" = 0 ] || skip "needs root (ip netns add)"
+	FLEET_HUB=zc-fh-$$
+	ip netns add "$FLEET_HUB" 2>/dev/null || skip "cannot create network namespaces here"
+	NETNS+=("$FLEET_HUB")
+	ip -n "$FLEET_HUB" link add zcbr type bridge
+	ip -n "$FLEET_HUB" addr add 10.253.0.254/24 dev zcbr
+	ip -n "$FLEET_HUB" link set zcbr up
+	ip -n "$FLEET_HUB" link set lo up
+	port=$(free_port)
+	for i in $(seq 1 "$1"); do
+		ns=zc-f$i-$$
+		ip netns add "$ns"
+		NETNS+=("$ns")
+		eval "FLEET_NS_$i=$ns"
+		ip link add "zcf$i-$$" netns "$ns" type veth peer name "zch$i" netns "$FLEET_HUB"
+		ip -n "$FLEET_HUB" link set "zch$i" master zcbr up
+		ip -n "$ns" addr add "10.253.0.$i/24" dev "zcf$i-$$"
+		ip -n "$ns" link set "zcf$i-$$" up
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw "net.ipv6.conf.zcf$i-$$.disable_ipv6=1"
+		ns_sshd "$ns" "10.253.0.$i" "$port"
+	done
+	for i in $(seq 1 "$1"); do
+		wait_until 10 eval 'ip netns exec "$FLEET_HUB" bash -c "exec 3<>/dev/tcp/10.253.0.'"$i"'/'"$port"'" 2>/dev/null' ||
+			fail "sshd on 10.253.0.$i did not start: $(cat "$T/sshd-zc-f$i-$$.err")"
+	done
+	FLEET_SSH=$(ns_ssh_options "$port")
+}
+
 # packets NS IF: "rx tx rxbytes txbytes", the interface's counts read from /sys in NS.
 packets() {
 	local d=/sys/class/net/$2/statistics

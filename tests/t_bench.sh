@@ -443,25 +443,12 @@ test_matrix_remote_runs_zcs_through_a_command() {
 # own config and host key, and a key made for the test, key-only. Sets
 # SSH_CMD (the ssh command that logs in there) and SSHD_PID.
 far_host_sshd() {
-	local sshd port key=$T/key
-	sshd=$(command -v sshd || echo /usr/sbin/sshd)
-	[ -x "$sshd" ] && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
-		skip "openssh-server is not installed (apt-get install openssh-server)"
-	ssh-keygen -q -t ed25519 -N '' -f "$key"
-	ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
-	cp "$key.pub" "$T/authorized_keys"
+	local port
 	port=$(free_port)
-	printf '%s\n' "ListenAddress 10.251.0.2" "Port $port" "HostKey $T/host_key" \
-		"AuthorizedKeysFile $T/authorized_keys" "PasswordAuthentication no" \
-		"KbdInteractiveAuthentication no" "PermitRootLogin prohibit-password" "StrictModes no" \
-		"UsePAM no" "PidFile $T/sshd.pid" >"$T/sshd_config"
-	mkdir -p /run/sshd
-	ip netns exec "$NS_B" "$sshd" -D -e -f "$T/sshd_config" 2>"$T/sshd.err" &
-	SSHD_PID=$!
-	started "$SSHD_PID"
+	ns_sshd "$NS_B" 10.251.0.2 "$port"
 	wait_until 5 eval 'ip netns exec "$NS_A" bash -c "exec 3<>/dev/tcp/10.251.0.2/'"$port"'" 2>/dev/null' ||
-		fail "sshd did not start: $(cat "$T/sshd.err")"
-	SSH_CMD="ssh -p $port -i $key -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@10.251.0.2"
+		fail "sshd did not start: $(cat "$T/sshd-$NS_B.err")"
+	SSH_CMD="$(ns_ssh_options "$port") -o BatchMode=yes root@10.251.0.2"
 }
 
 # far_running: what runs in $NS_B besides sshd (the far host's zc), one a line.

@@ -1,0 +1,114 @@
+#!/bin/bash
+# scripts/zc-fleet: many pairs at once over ssh, one report. A plan's
+# errors, every one named before anything starts; a fleet of four hosts,
+# each a network namespace with an OpenSSH server of its own, joined by a
+# bridge, running three pairs at once under one meter (the four are one
+# machine); a host unreachable at the start; a host lost mid-run; and
+# SIGTERM. Nothing of ours may be left running on any host.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/scripts/bench-lib.sh"
+
+# fleet_running: what runs in the fleet's namespaces besides their sshds, one a line.
+fleet_running() {
+	local i ns p
+	for i in 1 2 3 4; do
+		eval "ns=\${FLEET_NS_$i:-}"
+		[ -n "$ns" ] || continue
+		for p in $(ip netns pids "$ns"); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = sshd ] ||
+				{ printf '%s: ' "$ns"; tr '\0' ' ' <"/proc/$p/cmdline"; echo; } 2>/dev/null || true
+		done
+	done
+}
+
+# fleet_dir: where the hosts find zc, $T/zc: the programs, and a calibration of their own.
+fleet_dir() {
+	mkdir -p "$T/zc"
+	ln -s "$ROOT/zcc" "$ROOT/zcs" "$ROOT/cyclesoak" "$T/zc/"
+	calibrate_here
+	cp "$T/counts_per_sec" "$T/zc/"
+}
+
+# fleet PLAN ARGS...: zc-fleet driven from the hub, over the test's sshds, zc in $T/zc.
+fleet() {
+	local plan=$1
+	shift
+	ip netns exec "$FLEET_HUB" bash "$ROOT/scripts/zc-fleet" --ssh "$FLEET_SSH" --dir "$T/zc" "$@" "$plan"
+}
+
+test_a_plans_errors_are_each_named_before_anything_starts() {
+	local rc=0
+	cat >"$T/plan" <<'EOF'
+# pairs, a line each
+root@10.0.0.1 root@10.0.0.2 10.0.0.2 -m sendfile
+
+root@10.0.0.1
+bad!host root@10.0.0.2 10.0.0.2
+root@10.0.0.1 root@10.0.0.2 10.0.0.2 -m bogus
+root@10.0.0.1 root@10.0.0.2 10.0.0.2 -t 5
+root@10.0.0.1 root@10.0.0.2 10.0.0.2 -m write
+root@10.0.0.3 root@10.0.0.2 10.0.0.2 -p 5201
+root@10.0.0.3 root@10.0.0.4 10.0.0.4; rm -rf /
+EOF
+	"$ROOT/scripts/zc-fleet" "$T/plan" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2 "exit code"
+	expect_eq "$(cat "$T/err")" "zc-fleet: $T/plan: line 4: 1 field(s): a pair is SENDER RECEIVER ADDRESS [zcc options...]
+zc-fleet: $T/plan: line 5: SENDER 'bad!host': not an ssh destination ([user@]host)
+zc-fleet: $T/plan: line 6: zcc options: zcc: -m 'bogus': unknown mode ($("$ROOT/zcc" -m '?' | paste -sd, - | sed 's/,/, /g; s/, \([^,]*\)$/ or \1/'))
+zc-fleet: $T/plan: line 7: zcc -t: the fleet sets it (-s is ADDRESS, -t is --secs; the meters are the fleet's, one a machine; TCP only)
+zc-fleet: $T/plan: line 8: the same pair as line 2 (root@10.0.0.1 to root@10.0.0.2 at 10.0.0.2)
+zc-fleet: $T/plan: line 9: RECEIVER root@10.0.0.2 is in line 2's pair with port 5201 too: give one of them another (-p)
+zc-fleet: $T/plan: line 10: ADDRESS '10.0.0.4;': not an address or a host name" "the plan's errors"
+	[ -s "$T/out" ] && fail "wrote to stdout: $(cat "$T/out")"
+	printf '# nothing yet\n\n' >"$T/empty"
+	rc=0
+	"$ROOT/scripts/zc-fleet" "$T/empty" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 2 "exit code of an empty plan"
+	expect_eq "$(cat "$T/err")" "zc-fleet: $T/empty: no pairs (a line a pair: SENDER RECEIVER ADDRESS [zcc options...])" "an empty plan"
+	rc=0
+	"$ROOT/scripts/zc-fleet" --secs 0 "$T/empty" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc $(cat "$T/err")" "2 zc-fleet: --secs '0': out of range (1 to 86400)" "--secs 0"
+	return 0
+}
+
+# Three pairs at once among four hosts (one host in two pairs: receiver of
+# one, sender of another), 4 s: the hosts found one machine, metered once;
+# every pair in the window with its throughput; the machine's row; the CSV;
+# and nothing left running anywhere.
+test_three_pairs_run_at_once_on_four_hosts_under_one_meter() {
+	local report
+	fleet_hosts 4
+	fleet_dir
+	quiet_or_skip
+	cat >"$T/plan" <<'EOF'
+root@10.253.0.1 root@10.253.0.2 10.253.0.2 -m sendfile -R 100m
+root@10.253.0.3 root@10.253.0.4 10.253.0.4 -m write -b 64k -R 100m
+root@10.253.0.2 root@10.253.0.3 10.253.0.3 -m send -R 50m
+EOF
+	fleet "$T/plan" --secs 4 --out "$T/run" >"$T/out" 2>"$T/err" || fail "zc-fleet failed: $(cat "$T/err")"
+	report=$(cat "$T/run/report.txt")
+	expect_eq "$(grep -cE '^# host root@10\.253\.0\.[1-4]: boot [0-9a-f]{8}, [0-9]+ CPUs, clock [-+][0-9]+\.[0-9] ms from here \(within [0-9]+\.[0-9]: half the round trip over ssh\)$' "$T/out")" 4 "the hosts' lines"
+	grep -qE "^# machine [0-9a-f]{8}: root@10\.253\.0\.1 root@10\.253\.0\.3 root@10\.253\.0\.2 root@10\.253\.0\.4, metered once, by cyclesoak on root@10\.253\.0\.1\$" "$T/out" ||
+		fail "no one machine: $(grep '^#' "$T/out")"
+	expect_match "$(sed -n 1p <<<"$report")" '^the window: every pair running for [3-4]\.[0-9]{2} s of the 4 asked, from the last sender.s start; the senders started within [0-9]+\.[0-9] ms of each other \(each by its clock, less its offset\)$'
+	# The senders start together: within 100 ms (a few here).
+	awk '{ exit !($0 ~ /within [0-9.]+ ms/ && $(NF - 9) + 0 < 100) }' <<<"$(sed -n 1p <<<"$report")" ||
+		fail "the senders did not start together: $(sed -n 1p <<<"$report")"
+	expect_eq "$(sed -n 2p <<<"$report")" "pair  sender -> receiver (address:port)       MB/s  load S%   us/KB S  load R%   us/KB R  retrans rwnd-lim% sndbuf-lim%  B/pkt" "the pairs' heading"
+	ROW='+-?[0-9]+\.[0-9] +-?[0-9]+\.[0-9]{3} +-?[0-9]+\.[0-9] +-?[0-9]+\.[0-9]{3} +[0-9]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+$'
+	expect_match "$(sed -n 3p <<<"$report")" "^1 +root@10\\.253\\.0\\.1 -> root@10\\.253\\.0\\.2 \\(10\\.253\\.0\\.2:5201\\) +10[0-9]\\.[0-9] $ROW"
+	expect_match "$(sed -n 4p <<<"$report")" "^2 +root@10\\.253\\.0\\.3 -> root@10\\.253\\.0\\.4 \\(10\\.253\\.0\\.4:5202\\) +10[0-9]\\.[0-9] $ROW"
+	expect_match "$(sed -n 5p <<<"$report")" "^3 +root@10\\.253\\.0\\.2 -> root@10\\.253\\.0\\.3 \\(10\\.253\\.0\\.3:5203\\) +5[0-9]\\.[0-9] $ROW"
+	expect_eq "$(sed -n 6p <<<"$report")" "machine  samples  cpus    load%  kernel% MB/s moved     us/KB  hosts" "the machines' heading"
+	expect_match "$(sed -n 7p <<<"$report")" '^[0-9a-f]{8} +[0-9]+ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ +2[0-9]{2}\.[0-9] +-?[0-9.]+  root@10\.253\.0\.1 root@10\.253\.0\.2 root@10\.253\.0\.3 root@10\.253\.0\.4$'
+	expect_match "$(sed -n 8p <<<"$report")" '^aggregate: 3 of 3 pairs, 2[0-9]{2}\.[0-9] MB/s in all over the window$'
+	expect_eq "$(wc -l <<<"$report")" 8 "the report's lines"
+	# One machine: each end's load is the machine's, the same in every row.
+	expect_eq "$(sed -n 3,5p <<<"$report" | awk '{ print $7, $9 }' | sort -u | wc -l)" 1 "one machine's load in every row"
+	expect_eq "$(awk -F, 'NR > 1 { print $2 "," $(NF - 2) "," $(NF - 1) "," $NF }' "$T/run/zc-fleet-runs.csv" | tr '\n' '|')" \
+		"sendfile,1,root@10.253.0.1,root@10.253.0.2|write,2,root@10.253.0.3,root@10.253.0.4|send,3,root@10.253.0.2,root@10.253.0.3|" "the CSV's pairs"
+	expect_eq "$(head -n 1 "$T/run/zc-fleet-runs.csv")" "${BENCH_RUNS_COLUMNS// /,},pair,sender,receiver" "the CSV's header"
+	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
+}
+
+run_tests "$@"
