@@ -111,4 +111,75 @@ EOF
 	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
 }
 
+# A host that cannot be reached at the start (its sshd is not running):
+# the fleet fails before it starts anything, naming the host and why.
+test_a_host_unreachable_at_the_start_fails_the_fleet_before_anything_runs() {
+	local rc=0 pid
+	fleet_hosts 3
+	fleet_dir
+	# The third host's sshd gone: a host that refuses the connection.
+	pid=$(cat "$T/sshd-$FLEET_NS_3.pid")
+	kill "$pid"
+	wait_until 5 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "sshd did not stop"
+	printf '%s\n' "root@10.253.0.1 root@10.253.0.2 10.253.0.2" "root@10.253.0.2 root@10.253.0.3 10.253.0.3" >"$T/plan"
+	fleet "$T/plan" --secs 2 --out "$T/run" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc" 1 "exit code"
+	expect_match "$(sed -n 1p "$T/err")" '^zc-fleet: host root@10\.253\.0\.3: ssh: connect to host 10\.253\.0\.3 port [0-9]+: Connection refused$'
+	expect_eq "$(sed -n 2p "$T/err")" "zc-fleet: nothing was started" "the last line"
+	[ ! -e "$T/run/report.txt" ] || fail "a report of a run that did not start"
+	expect_eq "$(fleet_running)" "" "what runs on the hosts"
+}
+
+# A host lost mid-run (its link down, as a machine that died): the other
+# pair ends as it would have, the lost pair is named, nothing of ours is
+# left on the hosts that stayed; and once the host is back, the next run
+# stops what was left there first, saying so, and leaves nothing.
+test_a_host_lost_mid_run_is_named_and_the_next_run_cleans_it() {
+	local began if4 report
+	fleet_hosts 4
+	fleet_dir
+	if4=zcf4-$$
+	printf '%s\n' "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -R 50m" "root@10.253.0.3 root@10.253.0.4 10.253.0.4 -R 50m" >"$T/plan"
+	began=$(date +%s)
+	fleet "$T/plan" --secs 6 --out "$T/run" >"$T/out" 2>"$T/err" &
+	started $!
+	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/pair2-zcs.out" 2>/dev/null' || fail "pair 2 did not start: $(cat "$T/err")"
+	ip -n "$FLEET_NS_4" link set "$if4" down
+	wait $! || fail "zc-fleet failed: $(cat "$T/err")"
+	[ $(($(date +%s) - began)) -le 40 ] || fail "the fleet took $(($(date +%s) - began)) s with a host lost"
+	report=$(cat "$T/run/report.txt")
+	expect_match "$(sed -n 3p <<<"$report")" '^1 +root@10\.253\.0\.1 -> root@10\.253\.0\.2 \(10\.253\.0\.2:5201\) +5[0-9]\.[0-9] '
+	expect_match "$(sed -n 4p <<<"$report")" '^2 +root@10\.253\.0\.3 -> root@10\.253\.0\.4 \(10\.253\.0\.4:5202\) lost: '
+	expect_match "$(grep '^aggregate' <<<"$report")" '^aggregate: 1 of 2 pairs, 5[0-9]\.[0-9] MB/s in all over the window$'
+	expect_match "$(tail -n 1 <<<"$report")" '^  pair 2 \(root@10\.253\.0\.3 -> root@10\.253\.0\.4 \(10\.253\.0\.4:5202\)\): '
+	# Nothing of ours on the hosts that stayed; on the lost one, its zcs.
+	wait_until 10 eval '[ -z "$(fleet_running | grep -v "^$FLEET_NS_4:")" ]' || fail "left running: $(fleet_running)"
+	fleet_running | grep -q "^$FLEET_NS_4: .*zcs" || fail "nothing left on the lost host to clean: $(fleet_running)"
+	ip -n "$FLEET_NS_4" link set "$if4" up
+	fleet "$T/plan" --secs 1 --out "$T/run2" >"$T/out2" 2>"$T/err2" || fail "the next run failed: $(cat "$T/err2")"
+	grep -qE '^# root@10\.253\.0\.4: what an earlier run left there: stopped [0-9]+$' "$T/out2" ||
+		fail "the next run did not say what it stopped: $(grep '^#' "$T/out2")"
+	wait_until 10 eval '[ -z "$(fleet_running)" ]' || fail "left running after the next run: $(fleet_running)"
+}
+
+# SIGTERM mid-run: every pair and the meter stop within seconds, on every
+# host, and the fleet says so and exits 143.
+test_sigterm_stops_every_pair_on_every_host() {
+	local pid rc=0
+	fleet_hosts 4
+	fleet_dir
+	printf '%s\n' "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -R 50m" "root@10.253.0.3 root@10.253.0.4 10.253.0.4 -R 50m" >"$T/plan"
+	fleet "$T/plan" --secs 60 --out "$T/run" >"$T/out" 2>"$T/err" &
+	pid=$!
+	started "$pid"
+	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/pair2-zcs.out" 2>/dev/null' || fail "the pairs did not start: $(cat "$T/err")"
+	kill -TERM "$(pgrep -P "$pid" -f zc-fleet || echo "$pid")"
+	wait_until 10 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "zc-fleet did not stop within 10 s of SIGTERM"
+	wait "$pid" || rc=$?
+	expect_eq "$rc" 143 "exit code"
+	grep -qx "zc-fleet: stopped by SIGTERM: every pair and meter stopped; what was measured is in $T/run" "$T/err" ||
+		fail "no word of the stop: $(cat "$T/err")"
+	wait_until 10 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
+}
+
 run_tests "$@"
