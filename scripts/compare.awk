@@ -13,7 +13,9 @@
 	if (!side || FNR <= last_fnr)
 		side++
 	last_fnr = FNR
-	k = $c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((col("offload") == "") ? "" : " " col("offload")) \
+	# A fleet's pair is a cell of its own: its number and hosts first.
+	k = (col("pair") == "" ? "" : "pair " col("pair") " " col("sender") ">" col("receiver") " ") \
+		$c["mode"] " " $c["bufsize"] " " $c["placement"] " " $c["recv"] ((col("offload") == "") ? "" : " " col("offload")) \
 		", " (rate() == "-" ? "full speed" : "at " rate() " bytes/s")
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
 	d[side, k] = d[side, k] " " $c["demand_us_per_kb"]

@@ -111,6 +111,26 @@ EOF
 	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
 }
 
+# --rounds: the pairs run together again, each time a round of the CSV, the
+# report a section each; zc-report --compare takes a fleet's CSV, each pair
+# a cell of its own (here one run against itself: too few rounds to judge).
+test_rounds_make_a_csv_that_zc_report_compares_pair_by_pair() {
+	local out
+	fleet_hosts 2
+	fleet_dir
+	printf '%s\n' "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -m write -R 50m" "root@10.253.0.2 root@10.253.0.1 10.253.0.1 -R 50m" >"$T/plan"
+	fleet "$T/plan" --secs 1 --rounds 2 --out "$T/run" >"$T/out" 2>"$T/err" || fail "zc-fleet failed: $(cat "$T/err")"
+	expect_eq "$(grep -c '^round [12] of 2:$' "$T/run/report.txt")" 2 "the rounds' sections"
+	expect_eq "$(grep -c '^aggregate: 2 of 2 pairs, ' "$T/run/report.txt")" 2 "each round's aggregate"
+	expect_eq "$(awk -F, 'NR > 1 { print $1 "," $2 "," $(NF - 2) }' "$T/run/zc-fleet-runs.csv" | tr '\n' '|')" \
+		"1,write,1|1,sendfile,2|2,write,1|2,sendfile,2|" "the CSV's rounds and pairs"
+	out=$("$ROOT/scripts/zc-report" --compare "$T/run/zc-fleet-runs.csv" "$T/run/zc-fleet-runs.csv") || fail "zc-report failed: $out"
+	expect_match "$(grep '^pair 1 ' <<<"$out")" '^pair 1 root@10\.253\.0\.1>root@10\.253\.0\.2 write 1048576 none read, at 52428800 bytes/s +[0-9.]+ \+- +[0-9]+% +[0-9.]+ \+- +[0-9]+% +too few rounds, 4\+4 at least \(\+0\.0%, range [-+0-9.]+ to [-+0-9.]+\) 2\+2$'
+	expect_match "$(grep '^pair 2 ' <<<"$out")" '^pair 2 root@10\.253\.0\.2>root@10\.253\.0\.1 sendfile - none read, at 52428800 bytes/s '
+	grep -q "in one run only" <<<"$out" && fail "a pair in one run only: $out"
+	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
+}
+
 # A host that cannot be reached at the start (its sshd is not running):
 # the fleet fails before it starts anything, naming the host and why.
 test_a_host_unreachable_at_the_start_fails_the_fleet_before_anything_runs() {
@@ -143,7 +163,7 @@ test_a_host_lost_mid_run_is_named_and_the_next_run_cleans_it() {
 	began=$(date +%s)
 	fleet "$T/plan" --secs 6 --out "$T/run" >"$T/out" 2>"$T/err" &
 	started $!
-	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/pair2-zcs.out" 2>/dev/null' || fail "pair 2 did not start: $(cat "$T/err")"
+	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/r1-pair2-zcs.out" 2>/dev/null' || fail "pair 2 did not start: $(cat "$T/err")"
 	ip -n "$FLEET_NS_4" link set "$if4" down
 	wait $! || fail "zc-fleet failed: $(cat "$T/err")"
 	[ $(($(date +%s) - began)) -le 40 ] || fail "the fleet took $(($(date +%s) - began)) s with a host lost"
@@ -172,7 +192,7 @@ test_sigterm_stops_every_pair_on_every_host() {
 	fleet "$T/plan" --secs 60 --out "$T/run" >"$T/out" 2>"$T/err" &
 	pid=$!
 	started "$pid"
-	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/pair2-zcs.out" 2>/dev/null' || fail "the pairs did not start: $(cat "$T/err")"
+	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/r1-pair2-zcs.out" 2>/dev/null' || fail "the pairs did not start: $(cat "$T/err")"
 	kill -TERM "$(pgrep -P "$pid" -f zc-fleet || echo "$pid")"
 	wait_until 10 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "zc-fleet did not stop within 10 s of SIGTERM"
 	wait "$pid" || rc=$?

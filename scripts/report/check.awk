@@ -23,6 +23,9 @@ function listed(list, x) { return index("," list ",", "," x ",") > 0 }
 		else if (k == "recv") ok = listed(recvs, v)
 		else if (k == "run") ok = v == "" || v ~ /^[0-9A-Za-z.-]+$/ && length(v) <= 64
 		else if (k == "offload") ok = v == "" || v ~ /^sg:(on|off)\/tx:(on|off)$/
+		# zc-fleet's: the pair's number and its two hosts, as the plan names them.
+		else if (k == "pair") ok = v ~ /^[0-9]+$/ && length(v) <= 6
+		else if (k == "sender" || k == "receiver") ok = v ~ /^[A-Za-z0-9._:@-]+$/ && length(v) <= 255
 		else ok = v == "" || v ~ /^-?[0-9]+(\.[0-9]+)?$/ && digits(v) <= 15 && !(never_negative(k) && v < 0)
 		if (!ok) bad(k " is '" shown(v) "'" (never_negative(k) && v ~ /^-/ ? ", below 0" : ""))
 	}

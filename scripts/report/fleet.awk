@@ -7,8 +7,9 @@
 # each machine's load the mean of its meter's samples inside it. A machine's
 # demand is its CPU time in the window (load x CPUs x length) over the bytes
 # its pairs moved in it, each pair once; each end of a pair is given its
-# machine's, not a share of it. Writes out/zc-fleet-runs.csv (-v columns,
-# the runs CSV's, then pair, sender and receiver) and prints the report.
+# machine's, not a share of it. Reads one round's files (-v prefix, "r1-"),
+# appends its rows to out/zc-fleet-runs.csv (-v columns, the runs CSV's,
+# then pair, sender and receiver; -v round) and prints the round's report.
 FILENAME ~ /pairs$/ {
 	if (FNR == 1)
 		next
@@ -35,7 +36,7 @@ function min(a, b) { return a < b ? a : b }
 END {
 	# Each pair: the sender's start and summary, the receiver's seconds and end.
 	for (i = 1; i <= n; i++) {
-		f = out "/pair" i
+		f = out "/" prefix "pair" i
 		start[i] = ""; state[i] = "ran"
 		k = lines(f "-zcc.err", e)
 		for (j = 1; j <= k; j++)
@@ -85,7 +86,7 @@ END {
 	# Each machine's load over the window, from its meter's samples inside it.
 	for (m = 1; m <= nm; m++) {
 		b = mid[m]
-		k = lines(out "/meter-" b ".out", e)
+		k = lines(out "/" prefix "meter-" b ".out", e)
 		cnt = 0; load = 0; kern = 0
 		for (j = 1; j <= k; j++) {
 			split(e[j], w, " ")
@@ -107,7 +108,6 @@ END {
 	ncol = 0
 	for (k in col) ncol++
 	csv = out "/zc-fleet-runs.csv"
-	printf "%s,pair,sender,receiver\n", columns_csv() > csv
 	for (i = 1; i <= n; i++) {
 		name = snd[i] " -> " rcv[i] " (" addr[i] ":" port[i] ")"
 		if (state[i] != "ran") {
@@ -122,7 +122,7 @@ END {
 			f1(mload[mr[i]]), f3(mdem[mr[i]]), dash(rt), dash(rw), dash(sb), dash(bp)
 		total += mbs[i]
 		split("", v)
-		v["round"] = 1; v["mode"] = json_get(s, "settings.mode"); v["bufsize"] = json_get(s, "settings.bufsize")
+		v["round"] = round; v["mode"] = json_get(s, "settings.mode"); v["bufsize"] = json_get(s, "settings.bufsize")
 		if (v["bufsize"] == "" || v["bufsize"] == "null") v["bufsize"] = "-"
 		v["placement"] = "none"; v["recv"] = "read"; v["mbytes_per_sec"] = sprintf("%.1f", mbs[i])
 		v["load_pct"] = nz(mload[ms[i]], "%.2f"); v["demand_us_per_kb"] = nz(mdem[ms[i]], "%.4f"); v["kernel_pct"] = nz(mkern[ms[i]], "%.2f")
@@ -130,10 +130,12 @@ END {
 		v["recv_kernel_pct"] = nz(mkern[mr[i]], "%.2f")
 		v["retrans_segments"] = num(rt); v["rwnd_limited_pct"] = num(rw); v["sndbuf_limited_pct"] = num(sb)
 		v["tx_bytes_per_packet"] = num(bp); v["run"] = run
+		v["rate_bytes_per_sec"] = num(json_get(s, "settings.rate_bytes_per_sec"))
+		v["rate_reached_pct"] = num(json_get(s, "result.rate_reached_pct"))
 		line = ""
 		for (k = 1; k <= ncol; k++)
 			line = line (k > 1 ? "," : "") v[col[k]]
-		printf "%s,%s,%s,%s\n", line, id[i], snd[i], rcv[i] > csv
+		printf "%s,%s,%s,%s\n", line, id[i], snd[i], rcv[i] >> csv
 	}
 	close(csv)
 	printf "%-8s %7s %5s %8s %8s %10s %9s  %s\n", "machine", "samples", "cpus", "load%", "kernel%", "MB/s moved", "us/KB", "hosts"
@@ -155,9 +157,3 @@ function f3(x) { return x == "" ? "-" : sprintf("%.3f", x) }
 function dash(x) { return x == "" || x == "null" ? "-" : x }
 function num(x) { return x == "null" ? "" : x }
 function nz(x, fmt) { return x == "" ? "" : sprintf(fmt, x) }
-function columns_csv(   s, k) {
-	s = ""
-	for (k = 1; k <= ncol; k++)
-		s = s (k > 1 ? "," : "") col[k]
-	return s
-}
