@@ -88,6 +88,8 @@ EOF
 	fleet "$T/plan" --secs 4 --out "$T/run" >"$T/out" 2>"$T/err" || fail "zc-fleet failed: $(cat "$T/err")"
 	report=$(cat "$T/run/report.txt")
 	expect_eq "$(grep -cE '^# host root@10\.253\.0\.[1-4]: boot [0-9a-f]{8}, [0-9]+ CPUs, clock [-+][0-9]+\.[0-9] ms from here \(within [0-9]+\.[0-9]: half the round trip over ssh\)$' "$T/out")" 4 "the hosts' lines"
+	grep -qE '^# reached 4 hosts in [0-9]+\.[0-9]{2} s \(at most 8 logins at once\), and read their clocks in [0-9]+\.[0-9]{2} s$' "$T/out" ||
+		fail "no logins' line: $(grep '^#' "$T/out")"
 	grep -qE "^# machine [0-9a-f]{8}: root@10\.253\.0\.1 root@10\.253\.0\.3 root@10\.253\.0\.2 root@10\.253\.0\.4, metered once, by cyclesoak on root@10\.253\.0\.1\$" "$T/out" ||
 		fail "no one machine: $(grep '^#' "$T/out")"
 	expect_match "$(sed -n 1p <<<"$report")" '^the window: every pair running for [3-4]\.[0-9]{2} s of the 4 asked, from the last sender.s start; the senders started within [0-9]+\.[0-9] ms of each other \(each by its clock, less its offset\)$'
