@@ -133,6 +133,24 @@ test_rounds_make_a_csv_that_zc_report_compares_pair_by_pair() {
 	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
 }
 
+# --install: zc copied to a directory of the hosts' own, built there once
+# (the two hosts are namespaces of one machine, sharing the directory: the
+# second finds it built), calibrated once, then the run.
+test_install_builds_zc_on_the_hosts_and_calibrates_it_once() {
+	fleet_hosts 2
+	quiet_or_skip
+	echo "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -R 50m" >"$T/plan"
+	ip netns exec "$FLEET_HUB" bash "$ROOT/scripts/zc-fleet" --ssh "$FLEET_SSH" --dir "$T/inst" --install --secs 1 \
+		--out "$T/run" "$T/plan" >"$T/out" 2>"$T/err" || fail "zc-fleet --install failed: $(cat "$T/err")"
+	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: zc copied to $T/inst and built\$" "$T/out")" 1 "hosts that built zc"
+	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: zc in $T/inst, built there for another host \(the same directory\)\$" "$T/out")" 1 "hosts that found it built"
+	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: cyclesoak -C in $T/inst: calibrated OK\.  [0-9]+ loops/sec\$" "$T/out")" 1 "calibrations"
+	[ -x "$T/inst/zcc" ] && [ -x "$T/inst/zcs" ] && [ -x "$T/inst/cyclesoak" ] && [ -s "$T/inst/counts_per_sec" ] ||
+		fail "zc is not built in $T/inst: $(ls "$T/inst" | head)"
+	expect_match "$(grep '^aggregate' "$T/run/report.txt")" '^aggregate: 1 of 1 pairs, 5[0-9]\.[0-9] MB/s in all over the window$'
+	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
+}
+
 # A host that cannot be reached at the start (its sshd is not running):
 # the fleet fails before it starts anything, naming the host and why.
 test_a_host_unreachable_at_the_start_fails_the_fleet_before_anything_runs() {
