@@ -71,6 +71,53 @@ zc-fleet: $T/plan: line 10: ADDRESS '10.0.0.4;': not an address or a host name" 
 	return 0
 }
 
+# The report from saved ends' output, every figure known: the window runs
+# from the last sender's start (pair 2's, 1000.10 s on this clock: its
+# host's 1000.30 less its offset 0.20) to the first receiver's end (pair
+# 1's, 1005.00): 4.90 s, the senders 100 ms apart. Pair 3 ran before the
+# others began: it did not overlap them, and is named. A pair's MB/s is its
+# receiver's seconds inside the window (those ending 1002 to 1005 for pair
+# 1: 1000 to 1003 kB/s, their mean 1001.5 kB/s, 1.0255 MB/s; pair 2's
+# ending 1001.2 to 1004.2 on this clock, 2000 kB/s, 2.048 MB/s); the
+# machine's load the mean of its 9 samples inside it (20%, not the 90% on
+# either side); its demand that load's CPU time over the KB both pairs
+# moved: 0.20 x 2 CPUs x 1e6 us / 3001.5 KB/s = 133.267 us/KB.
+test_the_report_takes_the_window_every_pair_ran_in() {
+	local d=$T/saved json t
+	mkdir -p "$d"
+	printf '%s\n' "pair sender receiver address port machine_s machine_r offset_s offset_r cpus_s cpus_r" \
+		"1 a b 10.0.0.2 5201 m1 m1 0.0 0.0 2 2" "2 c d 10.0.0.4 5202 m1 m1 0.2 -0.1 2 2" "3 e f 10.0.0.6 5203 m1 m1 0.0 0.0 2 2" >"$T/pairs"
+	echo "m1 0.0 2" >"$T/machines"
+	json='{"settings":{"mode":"write","bufsize":65536,"rate_bytes_per_sec":null},"result":{"bytes":1,"tcp_info":{"retrans_segments":3,"rwnd_limited_pct":1.5,"sndbuf_limited_pct":2.5}},"link":{"tx_bytes_per_packet":1448}}'
+	echo "start 1000.0" >"$d/r1-pair1-zcc.err"
+	echo "start 1000.3" >"$d/r1-pair2-zcc.err"
+	echo "start 990.0" >"$d/r1-pair3-zcc.err"
+	for i in 1 2 3; do echo "$json" >"$d/r1-pair$i-zcc.out"; done
+	printf '%s\n' "1000.0 zcs: listening on :: port 5201" "1001.0 999 kbytes/sec" "1002.0 1000 kbytes/sec" "1003.0 1001 kbytes/sec" \
+		"1004.0 1002 kbytes/sec" "1005.0 1003 kbytes/sec" "1005.0 received 5000 bytes in 5.0 s, 1000 kbytes/sec" >"$d/r1-pair1-zcs.out"
+	printf '%s\n' "1000.0 zcs: listening on :: port 5202" "1001.1 2000 kbytes/sec" "1002.1 2000 kbytes/sec" "1003.1 2000 kbytes/sec" \
+		"1004.1 2000 kbytes/sec" "1005.1 2000 kbytes/sec" "1005.2 received 10000 bytes in 5.0 s, 2000 kbytes/sec" >"$d/r1-pair2-zcs.out"
+	printf '%s\n' "991.0 500 kbytes/sec" "995.0 received 2000 bytes in 5.0 s, 500 kbytes/sec" >"$d/r1-pair3-zcs.out"
+	for t in 999.5 1000.5 1001.0 1001.5 1002.0 1002.5 1003.0 1003.5 1004.0 1004.5 1005.0 1006.0; do
+		echo "$t {\"seconds\":0.5,\"load_pct\":$([ "$t" = 999.5 ] || [ "$t" = 1006.0 ] && echo 90.0 || echo 20.0),\"kernel_pct\":10.0}"
+	done >"$d/r1-meter-m1.out"
+	awk -v out="$d" -v prefix=r1- -v round=1 -v secs=5 -v run=x -v columns="$BENCH_RUNS_COLUMNS" \
+		-f "$ROOT/scripts/json.awk" -f "$ROOT/scripts/report/fleet.awk" "$T/pairs" "$T/machines" >"$T/report" ||
+		fail "fleet.awk failed: $(cat "$T/report")"
+	expect_eq "$(cat "$T/report")" "the window: every pair running for 4.90 s of the 5 asked, from the last sender's start; the senders started within 100.0 ms of each other (each by its clock, less its offset)
+pair  sender -> receiver (address:port)       MB/s  load S%   us/KB S  load R%   us/KB R  retrans rwnd-lim% sndbuf-lim%  B/pkt
+1     a -> b (10.0.0.2:5201)                   1.0     20.0   133.267     20.0   133.267        3       1.5        2.5   1448
+2     c -> d (10.0.0.4:5202)                   2.0     20.0   133.267     20.0   133.267        3       1.5        2.5   1448
+3     e -> f (10.0.0.6:5203)             apart: it did not overlap the others (it ran from -10.10 s to -5.10 s of the last sender's start)
+machine  samples  cpus    load%  kernel% MB/s moved     us/KB  hosts
+m1             9     2     20.0     10.0        3.1   133.267  a b c d e f
+aggregate: 2 of 3 pairs, 3.1 MB/s in all over the window
+pairs not in the window:
+  pair 3 (e -> f (10.0.0.6:5203)): it did not overlap the others (it ran from -10.10 s to -5.10 s of the last sender's start)" "the report"
+	expect_eq "$(awk -F, 'NR > 0 { print $1 "," $2 "," $3 "," $6 "," $12 "," $13 "," $(NF - 2) }' "$d/zc-fleet-runs.csv" | tr '\n' '|')" \
+		"1,write,65536,1.0,20.00,133.2667,1|1,write,65536,2.0,20.00,133.2667,2|" "the CSV's rows"
+}
+
 # Three pairs at once among four hosts (one host in two pairs: receiver of
 # one, sender of another), 4 s: the hosts found one machine, metered once;
 # every pair in the window with its throughput; the machine's row; the CSV;
@@ -110,6 +157,13 @@ EOF
 	expect_eq "$(awk -F, 'NR > 1 { print $2 "," $(NF - 2) "," $(NF - 1) "," $NF }' "$T/run/zc-fleet-runs.csv" | tr '\n' '|')" \
 		"sendfile,1,root@10.253.0.1,root@10.253.0.2|write,2,root@10.253.0.3,root@10.253.0.4|send,3,root@10.253.0.2,root@10.253.0.3|" "the CSV's pairs"
 	expect_eq "$(head -n 1 "$T/run/zc-fleet-runs.csv")" "${BENCH_RUNS_COLUMNS// /,},pair,sender,receiver" "the CSV's header"
+	# The plot, where gnuplot is: its title and a panel each.
+	if command -v gnuplot >/dev/null; then
+		[ -s "$T/run/zc-fleet.png" ] || fail "no plot"
+		grep -q 'zc-fleet: 3 pairs, 4 s, 1 round(s)' "$T/run/zc-fleet-plot.txt" &&
+			grep -q 'MB/s of each pair, over the window every pair ran in' "$T/run/zc-fleet-plot.txt" &&
+			grep -q "us/KB of each end's machine" "$T/run/zc-fleet-plot.txt" || fail "the plot's text: $(cat "$T/run/zc-fleet-plot.txt")"
+	fi
 	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
 }
 

@@ -58,13 +58,25 @@ END {
 			{ state[i] = "lost"; why[i] = why[i] != "" ? why[i] : "its sender never started" }
 		else if (summary[i] == "" || end[i] == "")
 			{ state[i] = "lost"; why[i] = (summary[i] == "" ? "no summary from zcc on " snd[i] : "no end from zcs on " rcv[i]) (why[i] != "" ? ": " why[i] : "") }
-		if (state[i] == "ran") {
+	}
+	# The window over the pairs that ran; while it is empty, the pair that
+	# ended first did not overlap the others: named, and left out.
+	for (;;) {
+		ran = 0
+		for (i = 1; i <= n; i++) {
+			if (state[i] != "ran")
+				continue
 			w0 = ran ? max(w0, start[i]) : start[i]
 			w1 = ran ? min(w1, end[i]) : end[i]
 			first = ran ? min(first, start[i]) : start[i]
 			last = ran ? max(last, start[i]) : start[i]
+			if (!ran || end[i] < end[early]) early = i
 			ran++
 		}
+		if (ran < 2 || w1 > w0)
+			break
+		state[early] = "apart"
+		why[early] = sprintf("it did not overlap the others (it ran from %+.2f s to %+.2f s of the last sender's start)", start[early] - w0, end[early] - w0)
 	}
 	if (!ran) {
 		print "zc-fleet: no pair ran to its end: nothing to report" > "/dev/stderr"
@@ -111,7 +123,7 @@ END {
 	for (i = 1; i <= n; i++) {
 		name = snd[i] " -> " rcv[i] " (" addr[i] ":" port[i] ")"
 		if (state[i] != "ran") {
-			printf "%-5s %-34s lost: %s\n", id[i], name, why[i]
+			printf "%-5s %-34s %s: %s\n", id[i], name, state[i] == "lost" ? "lost" : "apart", why[i]
 			lost = lost "\n  pair " id[i] " (" name "): " why[i]
 			continue
 		}
