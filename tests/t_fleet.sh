@@ -109,6 +109,13 @@ pair  sender -> receiver (address:port)       MB/s  load S%   us/KB S  load R%  
 1     a -> b (10.0.0.2:5201)                   1.0     20.0   133.267     20.0   133.267        3       1.5        2.5   1448
 2     c -> d (10.0.0.4:5202)                   2.0     20.0   133.267     20.0   133.267        3       1.5        2.5   1448
 3     e -> f (10.0.0.6:5203)             apart: it did not overlap the others (it ran from -10.10 s to -5.10 s of the last sender's start)
+host                     machine   sent MB/s  recv MB/s
+a                        m1              1.0        0.0
+b                        m1              0.0        1.0
+c                        m1              2.0        0.0
+d                        m1              0.0        2.0
+e                        m1              0.0        0.0
+f                        m1              0.0        0.0
 machine  samples  cpus    load%  kernel% MB/s moved     us/KB  hosts
 m1             9     2     20.0     10.0        3.1   133.267  a b c d e f
 aggregate: 2 of 3 pairs, 3.1 MB/s in all over the window
@@ -148,10 +155,13 @@ EOF
 	expect_match "$(sed -n 3p <<<"$report")" "^1 +root@10\\.253\\.0\\.1 -> root@10\\.253\\.0\\.2 \\(10\\.253\\.0\\.2:5201\\) +10[0-9]\\.[0-9] $ROW"
 	expect_match "$(sed -n 4p <<<"$report")" "^2 +root@10\\.253\\.0\\.3 -> root@10\\.253\\.0\\.4 \\(10\\.253\\.0\\.4:5202\\) +10[0-9]\\.[0-9] $ROW"
 	expect_match "$(sed -n 5p <<<"$report")" "^3 +root@10\\.253\\.0\\.2 -> root@10\\.253\\.0\\.3 \\(10\\.253\\.0\\.3:5203\\) +5[0-9]\\.[0-9] $ROW"
-	expect_eq "$(sed -n 6p <<<"$report")" "machine  samples  cpus    load%  kernel% MB/s moved     us/KB  hosts" "the machines' heading"
-	expect_match "$(sed -n 7p <<<"$report")" '^[0-9a-f]{8} +[0-9]+ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ +2[0-9]{2}\.[0-9] +-?[0-9.]+  root@10\.253\.0\.1 root@10\.253\.0\.2 root@10\.253\.0\.3 root@10\.253\.0\.4$'
-	expect_match "$(sed -n 8p <<<"$report")" '^aggregate: 3 of 3 pairs, 2[0-9]{2}\.[0-9] MB/s in all over the window$'
-	expect_eq "$(wc -l <<<"$report")" 8 "the report's lines"
+	expect_eq "$(sed -n 6p <<<"$report")" "host                     machine   sent MB/s  recv MB/s" "the hosts' heading"
+	# Each host's MB/s sent and received: 10.253.0.2 receives pair 1's and sends pair 3's.
+	expect_match "$(sed -n 7,10p <<<"$report" | tr '\n' '|')" '^root@10\.253\.0\.1 +[0-9a-f]{8} +10[0-9]\.[0-9] +0\.0\|root@10\.253\.0\.2 +[0-9a-f]{8} +5[0-9]\.[0-9] +10[0-9]\.[0-9]\|root@10\.253\.0\.3 +[0-9a-f]{8} +10[0-9]\.[0-9] +5[0-9]\.[0-9]\|root@10\.253\.0\.4 +[0-9a-f]{8} +0\.0 +10[0-9]\.[0-9]\|$'
+	expect_eq "$(sed -n 11p <<<"$report")" "machine  samples  cpus    load%  kernel% MB/s moved     us/KB  hosts" "the machines' heading"
+	expect_match "$(sed -n 12p <<<"$report")" '^[0-9a-f]{8} +[0-9]+ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ +2[0-9]{2}\.[0-9] +-?[0-9.]+  root@10\.253\.0\.1 root@10\.253\.0\.2 root@10\.253\.0\.3 root@10\.253\.0\.4$'
+	expect_match "$(sed -n 13p <<<"$report")" '^aggregate: 3 of 3 pairs, 2[0-9]{2}\.[0-9] MB/s in all over the window$'
+	expect_eq "$(wc -l <<<"$report")" 13 "the report's lines"
 	# One machine: each end's load is the machine's, the same in every row.
 	expect_eq "$(sed -n 3,5p <<<"$report" | awk '{ print $7, $9 }' | sort -u | wc -l)" 1 "one machine's load in every row"
 	expect_eq "$(awk -F, 'NR > 1 { print $2 "," $(NF - 2) "," $(NF - 1) "," $NF }' "$T/run/zc-fleet-runs.csv" | tr '\n' '|')" \

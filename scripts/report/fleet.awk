@@ -150,6 +150,15 @@ END {
 		printf "%s,%s,%s,%s\n", line, id[i], snd[i], rcv[i] >> csv
 	}
 	close(csv)
+	# Each host: its machine, and what its pairs in the window sent and received.
+	printf "%-24s %-8s %10s %10s\n", "host", "machine", "sent MB/s", "recv MB/s"
+	for (i = 1; i <= n; i++) {
+		if (!(snd[i] in hsent)) { hosts[++nh] = snd[i]; hmach[snd[i]] = ms[i]; hsent[snd[i]] = 0; hrecv[snd[i]] = 0 }
+		if (!(rcv[i] in hsent)) { hosts[++nh] = rcv[i]; hmach[rcv[i]] = mr[i]; hsent[rcv[i]] = 0; hrecv[rcv[i]] = 0 }
+		if (state[i] == "ran") { hsent[snd[i]] += mbs[i]; hrecv[rcv[i]] += mbs[i] }
+	}
+	for (k = 1; k <= nh; k++)
+		printf "%-24s %-8s %10.1f %10.1f\n", hosts[k], hmach[hosts[k]], hsent[hosts[k]], hrecv[hosts[k]]
 	printf "%-8s %7s %5s %8s %8s %10s %9s  %s\n", "machine", "samples", "cpus", "load%", "kernel%", "MB/s moved", "us/KB", "hosts"
 	for (m = 1; m <= nm; m++) {
 		b = mid[m]
