@@ -166,11 +166,8 @@ static void end_slot(struct alternation *alt)
 	struct turns *t = &alt->result;
 	struct turns_slot sl;
 
-	if (!schedule_slot_ends(&alt->sched, alt->current->sent - alt->sent_at_guard, &sl))
+	if (!schedule_slot_ends(&alt->sched, alt->current->sent - alt->sent_at_guard, t, &sl))
 		return;
-	if (!schedule_metered(&alt->sched))
-		t->n_cpus = 0;
-	sl.at = t->n_slots;
 	sl.queued = alt->queued_at_guard;
 	if (t->n_slots == t->cap_slots) {
 		alt->ranges = realloc(alt->ranges, (t->cap_slots ? 2 * t->cap_slots : 256) *

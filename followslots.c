@@ -95,8 +95,7 @@ static struct soak_sample *at(struct follow *f, size_t i)
  */
 void follow_sample(struct follow *f, uint64_t bytes, int force)
 {
-	struct timespec t0, t1;
-	uint64_t now;
+	uint64_t now, cpu;
 	long queued;
 
 	if (!f->on)
@@ -108,7 +107,7 @@ void follow_sample(struct follow *f, uint64_t bytes, int force)
 		thin(f);
 	if (f->n == f->cap)
 		grow(f);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	cpu = timing_thread_cpu_ns();
 	if (f->m && !f->spoiled && soak_take(&f->m->soak, at(f, f->n)) < 0) {
 		f->spoiled = 1;
 		warnx("%s, along the stream: the receiver's figures over the slots are missing",
@@ -123,8 +122,7 @@ void follow_sample(struct follow *f, uint64_t bytes, int force)
 	if (f->n && f->bytes[f->n] < f->bytes[f->n - 1])
 		f->bytes[f->n] = f->bytes[f->n - 1];
 	f->queued[f->n++] = queued;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	f->cost_ns += (t1.tv_sec - t0.tv_sec) * NSEC_PER_SEC + t1.tv_nsec - t0.tv_nsec;
+	f->cost_ns += timing_thread_cpu_ns() - cpu;
 	f->taken++;
 }
 

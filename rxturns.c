@@ -46,11 +46,8 @@ static void end_slot(struct rxturns *t, uint64_t bytes)
 {
 	struct turns_slot sl;
 
-	if (!schedule_slot_ends(&t->sched, bytes - t->bytes_at_guard, &sl))
+	if (!schedule_slot_ends(&t->sched, bytes - t->bytes_at_guard, &t->result, &sl))
 		return;
-	if (!schedule_metered(&t->sched))
-		t->result.n_cpus = 0;
-	sl.at = t->result.n_slots;
 	turns_add(&t->result, &sl);
 }
 

@@ -233,6 +233,14 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
  * says so (TURNS_DECLINE_MAGIC), and zcc says why the receiver's lines
  * are missing.
  */
+/* What came after the stream is the slot table: out of the stream's count. */
+static void table_out_of_the_count(struct conn *c, uint64_t *bytes)
+{
+	c->table_bytes = c->r.rx.extra_bytes;
+	c->r.rx.extra_bytes = 0;
+	*bytes -= c->table_bytes;
+}
+
 static void decline_the_slot_table(struct conn *c, const struct settings *s, uint64_t *bytes)
 {
 	const struct proto_rx *rx = &c->r.rx;
@@ -241,9 +249,7 @@ static void decline_the_slot_table(struct conn *c, const struct settings *s, uin
 	if (rx->after_len != rx->extra_bytes || rx->after_len < sizeof(TURNS_TABLE_MAGIC) - 1 ||
 	    memcmp(rx->after, TURNS_TABLE_MAGIC, sizeof(TURNS_TABLE_MAGIC) - 1) != 0)
 		return;
-	c->table_bytes = rx->extra_bytes;
-	c->r.rx.extra_bytes = 0;
-	*bytes -= c->table_bytes;
+	table_out_of_the_count(c, bytes);
 	if (net_write_full(c->r.fd, NET_IO_SEND, TURNS_DECLINE_MAGIC,
 			   sizeof(TURNS_DECLINE_MAGIC) - 1, &done, NULL) < 0 && s->debug)
 		warn("%s: declining the slot table", c->r.peer);
@@ -274,9 +280,7 @@ static void take_the_slot_table(struct conn *c, const struct settings *s, uint64
 		      "after the end", c->r.peer, why);
 		return;
 	}
-	c->table_bytes = rx->extra_bytes;
-	c->r.rx.extra_bytes = 0;
-	*bytes -= c->table_bytes;
+	table_out_of_the_count(c, bytes);
 	follow_answer(&c->follow, c->r.fd, c->r.peer, s->debug);
 }
 

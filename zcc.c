@@ -155,7 +155,7 @@ static void arms_buffers(struct settings *s, const char *given, const char *opti
  */
 static void parse_arms(struct settings *s, const char *given, const char *list)
 {
-	char buf[256], *rest = buf, *tok;
+	char buf[sizeof(s->list_name)], *items[ALT_MAX_ARMS];
 
 	if (!list || !strchr(list, ',')) {
 		if (strchr(given, 'A') && !strchr(given, 'X'))
@@ -168,23 +168,15 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 	if (s->datagram || s->streams > 1 || strchr(given, 'S'))
 		opt_failx("-m %s: modes take turns in one TCP stream: not with %s", list,
 			  s->datagram ? "-u" : s->streams > 1 ? "-P" : "-S");
-	if (strlen(list) >= sizeof(s->list_name))
-		opt_fail('m', list, "too long a list");
-	strcpy(buf, list);
+	s->n_arms = opt_mode_list(list, buf, sizeof(s->list_name), items, ALT_MAX_ARMS);
 	strcpy(s->list_name, list);
-	s->n_arms = 0;
 	s->listed = (struct send_mode){ .name = s->list_name, .io = NET_IO_SEND };
-	while ((tok = strsep(&rest, ","))) {
-		if (*tok == '\0')
-			opt_fail('m', list, "an empty item in the list");
-		if (s->n_arms == ALT_MAX_ARMS)
-			opt_failx("-m %s: more than %d modes", list, ALT_MAX_ARMS);
-		s->arms[s->n_arms] = find_mode(tok, 0);
-		s->listed.chunked |= s->arms[s->n_arms]->chunked;
-		s->listed.queued |= s->arms[s->n_arms]->queued;
-		s->listed.counts_copies |= s->arms[s->n_arms]->counts_copies;
-		s->queued_arms += s->arms[s->n_arms]->queued;
-		s->n_arms++;
+	for (unsigned i = 0; i < s->n_arms; i++) {
+		s->arms[i] = find_mode(items[i], 0);
+		s->listed.chunked |= s->arms[i]->chunked;
+		s->listed.queued |= s->arms[i]->queued;
+		s->listed.counts_copies |= s->arms[i]->counts_copies;
+		s->queued_arms += s->arms[i]->queued;
 	}
 	s->mode = &s->listed;
 	arms_buffers(s, given, "-m", list, NULL);

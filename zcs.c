@@ -104,7 +104,7 @@ static const struct recv_mode *find_mode(const char *name, int datagram)
  */
 static void parse_arms(struct settings *s, const char *given, const char *list)
 {
-	char buf[256], *rest = buf, *tok;
+	char buf[256], *items[RX_MAX_ARMS];
 
 	s->mode_name = list;
 	if (!strchr(list, ',')) {
@@ -118,17 +118,10 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 	}
 	if (s->datagram)
 		opt_failx("-m %s: modes take turns on a TCP connection: not with -u", list);
-	if (strlen(list) >= sizeof(buf))
-		opt_fail('m', list, "too long a list");
-	strcpy(buf, list);
-	while ((tok = strsep(&rest, ","))) {
-		if (*tok == '\0')
-			opt_fail('m', list, "an empty item in the list");
-		if (s->n_arms == RX_MAX_ARMS)
-			opt_failx("-m %s: more than %d modes", list, RX_MAX_ARMS);
-		s->arms[s->n_arms] = find_mode(tok, 0);
-		s->maps |= s->arms[s->n_arms]->maps;
-		s->n_arms++;
+	s->n_arms = opt_mode_list(list, buf, sizeof(buf), items, RX_MAX_ARMS);
+	for (unsigned i = 0; i < s->n_arms; i++) {
+		s->arms[i] = find_mode(items[i], 0);
+		s->maps |= s->arms[i]->maps;
 	}
 	s->mode = s->arms[0];
 }

@@ -285,6 +285,24 @@ enum opt_status opt_parse_rate(const char *s, long min, long max, long *out)
 	return OPT_NOT_A_RATE;
 }
 
+unsigned opt_mode_list(const char *list, char *buf, size_t bufsize, char **items, unsigned max)
+{
+	char *rest = buf, *tok;
+	unsigned n = 0;
+
+	if (strlen(list) >= bufsize)
+		opt_fail('m', list, "too long a list");
+	strcpy(buf, list);
+	while ((tok = strsep(&rest, ","))) {
+		if (*tok == '\0')
+			opt_fail('m', list, "an empty item in the list");
+		if (n == max)
+			opt_failx("-m %s: more than %u modes", list, max);
+		items[n++] = tok;
+	}
+	return n;
+}
+
 char opt_rate_bits_letter(const char *arg)
 {
 	double v;

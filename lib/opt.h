@@ -68,6 +68,13 @@ const char *opt_join_names(char *out, size_t size, const char *const *names, siz
 long opt_long(int opt, const char *arg, long min, long max);
 long opt_size(int opt, const char *arg, long min, long max);
 long opt_rate(int opt, const char *arg, long min, long max);
+/*
+ * -m A,B,...: the list's items, split in buf (bufsize bytes, a copy of
+ * list), into items[], at most max; a list too long for buf, an empty
+ * item or more than max of them is -m's usage error. The number of items.
+ */
+unsigned opt_mode_list(const char *list, char *buf, size_t bufsize, char **items, unsigned max);
+
 /* A rate given in kbit, mbit, gbit or tbit: that unit's letter as -f takes it ('m'); 0 else. */
 char opt_rate_bits_letter(const char *arg);
 /* Seconds (opt_parse_secs), in milliseconds; the limits said in seconds. */

@@ -2,7 +2,6 @@
 #include <err.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "schedule.h"
@@ -62,15 +61,13 @@ unsigned schedule_next(struct schedule *s, uint64_t now)
 /* A sample of the meter now; without one, or once one failed, the time alone. */
 static void sample(struct schedule *s, struct soak_sample *smp)
 {
-	struct timespec t0, t1;
+	uint64_t cpu = timing_thread_cpu_ns();
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	if (s->meter && !s->spoiled && soak_take(&s->meter->soak, smp) < 0)
 		s->spoiled = 1;
 	if (!schedule_metered(s))
 		smp->ns = timing_now_ns();
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	s->cost_ns += (t1.tv_sec - t0.tv_sec) * NSEC_PER_SEC + t1.tv_nsec - t0.tv_nsec;
+	s->cost_ns += timing_thread_cpu_ns() - cpu;
 }
 
 void schedule_guard_ends(struct schedule *s)
@@ -79,16 +76,18 @@ void schedule_guard_ends(struct schedule *s)
 	s->measuring = 1;
 }
 
-int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns_slot *sl)
+int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns *t, struct turns_slot *sl)
 {
 	if (!s->measuring) {
 		s->short_slots++;
 		return 0;
 	}
 	sample(s, &s->b);
-	*sl = (struct turns_slot){ .arm = s->cur, .cycle = s->cycle, .bytes = bytes };
+	*sl = (struct turns_slot){ .arm = s->cur, .cycle = s->cycle, .at = t->n_slots, .bytes = bytes };
 	if (schedule_metered(s))
 		soak_figures(&s->meter->ref, &s->a, &s->b, s->meter->soak.n_cpus, bytes, &sl->fig);
+	else
+		t->n_cpus = 0;
 	sl->fig.ns = s->b.ns - s->a.ns;
 	return 1;
 }

@@ -53,10 +53,11 @@ unsigned schedule_next(struct schedule *s, uint64_t now);
 void schedule_guard_ends(struct schedule *s);
 /*
  * The slot ended, bytes moved since its guard's end: its figures into sl
- * (arm, cycle, bytes, fig; at left to the caller) and 1; or 0 where its
+ * (arm, cycle, bytes, fig, and its place in t, whose slot it is to be) and
+ * 1, t's meter dropped (n_cpus 0) once a sample failed; or 0 where its
  * guard had not ended (a short slot, counted).
  */
-int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns_slot *sl);
+int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns *t, struct turns_slot *sl);
 /* Whether the samples carry the meter's figures (a meter, and none failed). */
 int schedule_metered(const struct schedule *s);
 void schedule_free(struct schedule *s);

@@ -15,6 +15,14 @@ uint64_t timing_now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+uint64_t timing_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 double timing_secs(uint64_t ns)
 {
 	return (double)ns / NSEC_PER_SEC;

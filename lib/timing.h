@@ -9,6 +9,8 @@
 #define NSEC_PER_SEC 1000000000ULL
 
 uint64_t timing_now_ns(void);
+/* The CPU time this thread has taken, in ns: what an instrument's own work costs. */
+uint64_t timing_thread_cpu_ns(void);
 double timing_secs(uint64_t ns);
 /* A struct timeval (rusage's times, say) in seconds. */
 double timing_timeval_secs(struct timeval tv);

@@ -57,6 +57,7 @@ static void the_guard_then_the_end_and_short_slots(void)
 {
 	struct schedule s;
 	struct turns_slot sl;
+	struct turns t = { .n_slots = 7 };
 	uint64_t t0 = 5000 * MS;
 
 	schedule_init(&s, 2, 40, NULL);
@@ -66,14 +67,14 @@ static void the_guard_then_the_end_and_short_slots(void)
 	CHECK(schedule_due(&s, t0 + 10 * MS - 1) == SCHEDULE_NOTHING);
 	CHECK(schedule_due(&s, t0 + 10 * MS) == SCHEDULE_GUARD_ENDS);
 	/* Ended in its guard: nothing to measure, counted. */
-	CHECK(schedule_slot_ends(&s, 123, &sl) == 0);
+	CHECK(schedule_slot_ends(&s, 123, &t, &sl) == 0);
 	CHECK_EQ_U64(s.short_slots, 1);
 	schedule_next(&s, t0);
 	schedule_guard_ends(&s);
 	CHECK(s.measuring);
 	CHECK(schedule_due(&s, t0 + 39 * MS) == SCHEDULE_NOTHING);
 	CHECK(schedule_due(&s, t0 + 40 * MS) == SCHEDULE_SLOT_ENDS);
-	CHECK(schedule_slot_ends(&s, 4096, &sl) == 1);
+	CHECK(schedule_slot_ends(&s, 4096, &t, &sl) == 1);
 	CHECK_EQ_U64(sl.arm, s.cur);
 	CHECK_EQ_U64(sl.cycle, 0);
 	CHECK_EQ_U64(sl.bytes, 4096);

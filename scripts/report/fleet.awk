@@ -116,9 +116,7 @@ END {
 	}
 	printf "the window: every pair running for %.2f s of the %s asked, from the last sender's start; the senders started within %.1f ms of each other (each by its clock, less its offset)\n", win, secs, (last - first) * 1000
 	printf "%-5s %-34s %9s %8s %9s %8s %9s %8s %9s %10s %6s\n", "pair", "sender -> receiver (address:port)", "MB/s", "load S%", "us/KB S", "load R%", "us/KB R", "retrans", "rwnd-lim%", "sndbuf-lim%", "B/pkt"
-	split(columns, col, " ")
-	ncol = 0
-	for (k in col) ncol++
+	ncol = split(columns, col, " ")
 	csv = out "/zc-fleet-runs.csv"
 	for (i = 1; i <= n; i++) {
 		name = snd[i] " -> " rcv[i] " (" addr[i] ":" port[i] ")"
