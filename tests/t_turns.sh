@@ -722,11 +722,13 @@ test_X_usage_errors_name_what_is_wrong() {
 test_X_sysctl_arms_set_it_slot_by_slot_and_put_it_back() {
 	# stop_a_run_that_set_it SIGNAL: a run of 0 and 0, stopped by SIGNAL once it has set 0 (pid: its pid).
 	stop_a_run_that_set_it() {
-		ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=0,0 -A 20 -R 5m -t 20 \
+		# -d: its slots have begun (past the values' trial, which puts the old one back).
+		ip netns exec "$ns" "$ROOT/zcc" -d -m send -X net.ipv4.tcp_autocorking=0,0 -A 20 -R 5m -t 20 \
 			-s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" 2>"$T/err" &
 		pid=$!
 		started "$pid"
-		wait_until 10 eval '[ "$(ip netns exec '"$ns"' cat '"$file"')" = 0 ]' || fail "never set: $(cat "$T/err")"
+		wait_until 10 eval 'grep -q "^zcc: slot " "$T/err" && [ "$(ip netns exec '"$ns"' cat '"$file"')" = 0 ]' ||
+			fail "never set: $(cat "$T/err")"
 		kill -"$1" "$pid"
 		wait "$pid" 2>/dev/null || true
 	}
