@@ -46,7 +46,7 @@ FUZZ_SECS ?= 60
 FUZZ_TARGETS = proto opt counts dgram
 FUZZ_FLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 
-.PHONY: layers all check bench fuzz install uninstall clean FORCE
+.PHONY: layers all check check-quick bench fuzz install uninstall clean FORCE
 .SECONDARY:
 
 all: $(PROGS)
@@ -119,6 +119,11 @@ layers: $(PROGS)
 # one's jobs and its variables (SANITIZE=1, CFLAGS), and so rebuilds nothing.
 check: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
 	+@bash tests/run.sh $(UNIT_TESTS)
+
+# The edit-compile-test loop's: the unit tests and the files that say they
+# are quick (no meter, no benchmark), in under a minute.
+check-quick: $(PROGS) $(UNIT_TESTS) $(TEST_HELPERS)
+	+@QUICK=1 bash tests/run.sh $(UNIT_TESTS)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz_%.c lib/%.c lib/%.h
 	@mkdir -p $(@D)

@@ -65,8 +65,69 @@ expect_match() {
 	printf '%s\n' "$1" | grep -Eq -- "$2" || fail "${3:-output} '$1' does not match /$2/"
 }
 
+# What in a test's code, or in any function it calls, makes it need the
+# host to itself: the host's meter (cyclesoak, a calibration, zcc's and
+# zcs's -c and -C, the benchmark scripts, which meter, a fleet), whose tare
+# and soakers need the CPU time no one else takes, and which is one at a
+# time on the host; a
+# figure judged against a known one (quiet_or_skip, a known load,
+# runs_alone); or a setting every process on the host sees (a write to
+# /proc/sys). Under tests/run.sh's files side by side, such a test runs
+# alone, and the others share the host.
+ALONE_WORDS='quiet_or_skip|runs_alone|calibrate_here|own_calibration|/loadgen"|>[[:space:]]*/proc/sys/|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-matrix|zc-fleet|zc-settings|known-change|known-difference|observer-effect|meter-gap|compare-iperf3|small-writes)|(/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -[cC]( |;|$)'
+
+# alone_tests: the tests of this file that need the host to themselves, a
+# name a line: those whose code says one of ALONE_WORDS, or calls a function
+# that does, however deep.
+alone_tests() {
+	declare -f | awk -v words="$ALONE_WORDS" '
+		/^[a-zA-Z_][a-zA-Z0-9_]* \(\) $/ { name = $1; next }
+		/^}$/ { name = ""; next }
+		name != "" { body[name] = body[name] "\n" $0; if ($0 ~ words) alone[name] = 1 }
+		END {
+			do {
+				changed = 0
+				for (f in body)
+					if (!(f in alone))
+						for (g in alone)
+							if (body[f] ~ ("(^|[^a-zA-Z0-9_])" g "([^a-zA-Z0-9_]|$)")) {
+								alone[f] = 1
+								changed = 1
+								break
+							}
+			} while (changed)
+			for (f in alone)
+				if (f ~ /^test_/)
+					print f
+		}'
+}
+
+# enter_room NAME: with ZC_CHECK_ROOM (tests/run.sh's lock file), wait for
+# the host: the whole of it for a test in $ALONE, a share otherwise. The
+# gate in front, held only while taking the room, keeps a test that waits
+# for the whole host from being passed for ever by those that share it.
+enter_room() {
+	[ -n "${ZC_CHECK_ROOM:-}" ] || return 0
+	exec {GATE_FD}>>"$ZC_CHECK_ROOM.gate" {ROOM_FD}>>"$ZC_CHECK_ROOM"
+	flock "$GATE_FD"
+	case "$ALONE" in
+	*" $1 "*) flock "$ROOM_FD" ;;
+	*) flock -s "$ROOM_FD" ;;
+	esac
+	exec {GATE_FD}>&-
+}
+
+leave_room() {
+	[ -z "${ZC_CHECK_ROOM:-}" ] || exec {ROOM_FD}>&-
+}
+
 run_tests() {
 	local name rc reason began
+	# --alone: the tests that would run alone, and nothing run.
+	if [ "${1:-}" = "--alone" ]; then
+		alone_tests | sort
+		return
+	fi
 	if [ "${1:-}" = "--one" ]; then
 		set -eu
 		T=$(mktemp -d)
@@ -75,10 +136,18 @@ run_tests() {
 		"$2"
 		return
 	fi
+	ALONE=" $(alone_tests | tr '\n' ' ') "
 	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
+		enter_room "$name"
 		began=$SECONDS
-		out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
+		# The test does not hold the room: what it leaves running cannot keep it.
+		if [ -n "${ZC_CHECK_ROOM:-}" ]; then
+			out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" {ROOM_FD}>&- 2>&1)
+		else
+			out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
+		fi
 		rc=$?
+		leave_room
 		# TEST_TIMES=FILE: each test's seconds, to find what makes make check slow.
 		[ -z "${TEST_TIMES:-}" ] || echo "$((SECONDS - began)) $(basename "$0") $name" >>"$TEST_TIMES"
 		# A meter that waited ZC_METER_WAIT for another on the host in vain: not a failure.

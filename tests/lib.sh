@@ -299,10 +299,30 @@ quiet_or_skip() {
 	skip "the host is too busy to judge: it was $load% busy before the test"
 }
 
-# calibrate_here: a quick calibration into $T/counts_per_sec (cyclesoak -C
-# -m 100); on a host too busy for one (cyclesoak refuses it), the test
-# skips, saying so: a meter's test cannot judge a program there.
+# runs_alone: says that the test judges the meter's figures, which others'
+# load would move: under make check's files side by side, it runs alone
+# (harness.sh's ALONE_WORDS).
+runs_alone() {
+	:
+}
+
+# calibrate_here [ARGS]: a quick calibration into $T/counts_per_sec
+# (cyclesoak -C -m 100 ARGS), its output in $T/calibration; without ARGS,
+# make check's own (tests/run.sh's ZC_CHECK_CALIBRATION), made while
+# nothing else ran, where there is one. On a host too busy for one
+# (cyclesoak refuses it), the test skips, saying so: a meter's test cannot
+# judge a program there.
 calibrate_here() {
+	if [ $# = 0 ] && [ -n "${ZC_CHECK_CALIBRATION:-}" ]; then
+		cp "$ZC_CHECK_CALIBRATION/counts_per_sec" "$ZC_CHECK_CALIBRATION/calibration" "$T/"
+		return
+	fi
+	own_calibration "$@"
+}
+
+# own_calibration [ARGS]: calibrate_here's own calibration, always made
+# here: what a test of the calibration judges.
+own_calibration() {
 	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 "$@" >"$T/calibration" 2>&1) && return 0
 	! grep -q 'calibration refused: ' "$T/calibration" ||
 		skip "the host is too busy to judge: $(grep 'calibration refused' "$T/calibration")"

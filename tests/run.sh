@@ -1,13 +1,22 @@
 #!/bin/bash
-# Runs the unit test programs given as arguments, then every tests/t_*.sh,
-# and ends with the line "N passed, N failed" (", N skipped" when any were).
-# TESTS=pattern limits the shell tests to files whose name contains it.
+# Runs the unit test programs given as arguments, then the tests/t_*.sh
+# files, TEST_JOBS of them side by side (4; 1: one after another), and ends
+# with the line "N passed, N failed" (", N skipped" when any were). Each
+# file's lines come out whole as it ends.
+# TESTS=pattern limits the shell tests to files whose name contains it;
+# QUICK=1 to the files that say "# make check-quick runs this file."
 set -u
 
 cd "$(dirname "$0")/.." || exit 1
-log=$(mktemp)
+work=$(mktemp -d)
+log=$work/log
 holder=
-trap '[ -z "$holder" ] || { pkill -P "$holder"; kill "$holder"; } 2>/dev/null; rm -f "$log" "$log.one" "$log.held"' EXIT
+trap '[ -z "$holder" ] || { pkill -P "$holder"; kill "$holder"; } 2>/dev/null; rm -rf "$work"' EXIT
+
+jobs=${TEST_JOBS:-4}
+case "$jobs" in
+'' | *[!0-9]* | 0*) echo "tests/run.sh: TEST_JOBS '$jobs': not a number of files at once (1 or more)" >&2; exit 2 ;;
+esac
 
 # The host's meter, held for the whole check (cyclesoak -H): the tests'
 # meters take their turns inside the hold, and another meter on the host
@@ -23,6 +32,7 @@ if [ -x ./cyclesoak ]; then
 	done
 	[ -e "$log.held" ] || { holder=; echo "# the host's meter is busy: the tests that need it wait for it, or skip"; }
 fi
+: >"$log"
 
 for prog in "$@"; do
 	"$prog" | tee "$log.one" | tee -a "$log"
@@ -32,20 +42,70 @@ for prog in "$@"; do
 	fi
 done
 
+# Side by side, a test that needs the host to itself (harness.sh's
+# alone_tests) waits for the room whole, and the others share it. One
+# calibration, made while nothing else runs, serves every test that only
+# needs one to meter with (lib.sh's calibrate_here).
+if [ "$jobs" -gt 1 ]; then
+	export ZC_CHECK_ROOM=$work/room
+	if [ -x ./cyclesoak ] && mkdir "$work/calibration" &&
+		(cd "$work/calibration" && exec "$OLDPWD/cyclesoak" -C -m 100 >calibration 2>&1); then
+		export ZC_CHECK_CALIBRATION=$work/calibration
+	fi
+fi
+
 # A test file that dies (a syntax error, a missing helper) or reports no test
 # at all is a failure of its own, not a file with nothing to say.
 shopt -s nullglob
+files=()
 for script in tests/t_*.sh; do
 	case "$script" in *"${TESTS:-}"*) ;; *) continue ;; esac
-	bash "$script" | tee "$log.one" | tee -a "$log"
-	rc=${PIPESTATUS[0]}
-	if [ "$rc" -ne 0 ]; then
-		echo "FAIL $script: exited with status $rc" | tee -a "$log"
-	elif ! grep -q -E '^(ok|FAIL|skip) ' "$log.one"; then
+	[ "${QUICK:-}" != 1 ] || grep -qx '# make check-quick runs this file.' "$script" || continue
+	files+=("$script")
+done
+
+# report N: file N's lines and verdict.
+report() {
+	local script=${files[$1]} out=$work/$1
+	cat "$out.err" >&2
+	tee -a "$log" <"$out.out"
+	if [ "$(cat "$out.rc")" -ne 0 ]; then
+		echo "FAIL $script: exited with status $(cat "$out.rc")" | tee -a "$log"
+	elif ! grep -q -E '^(ok|FAIL|skip) ' "$out.out"; then
 		echo "FAIL $script: ran no tests" | tee -a "$log"
 	fi
+}
+
+# finish: wait for a file to end (its shell writes N.rc last), and give its lines.
+finish() {
+	local pid
+	while :; do
+		for pid in "${!running[@]}"; do
+			[ -e "$work/${running[$pid]}.rc" ] || continue
+			report "${running[$pid]}"
+			unset "running[$pid]"
+			return
+		done
+		# The next child to end; at once if none is left (a shell that was
+		# killed before its verdict: given one here).
+		wait -n 2>/dev/null && continue
+		for pid in "${!running[@]}"; do
+			kill -0 "$pid" 2>/dev/null || [ -e "$work/${running[$pid]}.rc" ] || echo 137 >"$work/${running[$pid]}.rc"
+		done
+		sleep 0.1
+	done
+}
+
+# The longest files (the most lines) first, so that none starts last.
+declare -A running=()
+for i in $(for i in "${!files[@]}"; do echo "$(wc -l <"${files[$i]}") $i"; done | sort -rn | awk '{ print $2 }'); do
+	[ "${#running[@]}" -lt "$jobs" ] || finish
+	(bash "${files[$i]}" >"$work/$i.out" 2>"$work/$i.err"; echo $? >"$work/$i.rc.new" && mv "$work/$i.rc.new" "$work/$i.rc") &
+	running[$!]=$i
 done
-rm -f "$log.one"
+while [ "${#running[@]}" -gt 0 ]; do
+	finish
+done
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")

@@ -3,6 +3,7 @@
 # host's ACK and corking counters, TCP_NODELAY and TCP_QUICKACK (-D, -Q), and
 # the opening exchange (zcc -E), which a zcs of 2001 does not answer and a
 # stream of 2001 never sets off.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 # jget FILE PATH: a member of the JSON object on FILE's last line.

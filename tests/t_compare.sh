@@ -3,6 +3,7 @@
 # it was set against in each run, the change between the two with its
 # interval and verdict, read from saved files whose every figure is known;
 # and the runs CSV's --compare of one path given twice.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/scripts/bench-lib.sh"
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # zcs serves each connection in its own child and reaps them all.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 test_ten_clients_at_once_each_counted_and_reaped() {

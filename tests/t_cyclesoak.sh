@@ -10,7 +10,7 @@ LOAD_LINE="^System load: {0,4}(-[0-9]+\\.[0-9]%$BELOW_0|[0-9]+\\.[0-9]%)"
 test_calibration_prints_each_period_and_writes_the_median() {
 	local n median
 	n=$(allowed_cpus)
-	calibrate_here
+	own_calibration
 	expect_eq "$(head -n 1 "$T/calibration")" "using $n CPU$([ "$n" = 1 ] || echo s)"
 	expect_eq "$(grep -c -E '^calibrating: [0-9]+ loops/sec$' "$T/calibration")" 7 "calibrating lines"
 	median=$(grep '^calibrating:' "$T/calibration" | tail -n 5 | awk '{ print $2 }' | sort -n | sed -n 3p)

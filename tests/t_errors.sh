@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every failure the manual lists: one clear line and the promised exit code,
 # never a crash, a hang or a silent zero.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 test_zcc_rejects_bad_option_values() {

@@ -1,5 +1,6 @@
 #!/bin/bash
 # tests/run.sh itself: a test file that dies, or runs no test, fails the run.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 test_a_test_file_that_dies_or_runs_nothing_fails_the_run() {
@@ -12,15 +13,75 @@ test_a_test_file_that_dies_or_runs_nothing_fails_the_run() {
 	printf '. "$(dirname "$0")/lib.sh"\nrun_tests "$@"\n' >"$T/tree/tests/t_empty.sh"
 	printf '. "$(dirname "$0")/no-such-helper.sh"\ntest_y() { true; }\nrun_tests "$@"\n' >"$T/tree/tests/t_nohelper.sh"
 	# Every file of the tree, whatever TESTS the outer run was given.
-	env -u TESTS bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || rc=$?
+	env -u TESTS -u QUICK bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc" 1 "exit code of run.sh"
-	expect_eq "$(grep -E '^(ok|FAIL|skip) ' "$T/out")" "FAIL tests/t_broken.sh: exited with status 2
+	expect_eq "$(grep -E '^(ok|FAIL|skip) ' "$T/out" | sort)" "FAIL tests/t_broken.sh: exited with status 2
 FAIL tests/t_empty.sh: ran no tests
-ok t_good.sh: test_passes
-FAIL tests/t_nohelper.sh: exited with status 127" "result lines"
+FAIL tests/t_nohelper.sh: exited with status 127
+ok t_good.sh: test_passes" "result lines"
 	expect_eq "$(tail -n 1 "$T/out")" "1 passed, 3 failed" "last line"
 	expect_eq "$(grep -v -e '^tests/t_broken.sh: line 3: ' -e 'no-such-helper.sh' -e 'run_tests: command not found' "$T/err")" "" \
 		"stderr beyond the broken files' own errors"
+}
+
+# tree: a copy of run.sh and what it needs in $T/tree, with no test file.
+tree() {
+	mkdir -p "$T/tree/tests" "$T/tree/scripts"
+	cp "$ROOT/tests/run.sh" "$ROOT/tests/lib.sh" "$ROOT/tests/harness.sh" "$T/tree/tests/"
+	cp "$ROOT/scripts/bench-lib.sh" "$ROOT"/scripts/*.awk "$T/tree/scripts/"
+}
+
+# A test that needs the host to itself is one whose code, or a function it
+# calls however deep, meters the host, judges a figure, or sets what the
+# host's every process sees; a usage error of the meter's, a -c that is
+# grep's, or a longer word that holds a function's name are not.
+test_the_tests_that_run_alone_are_found_through_what_they_call() {
+	tree
+	cat >"$T/tree/tests/t_w.sh" <<'EOS'
+. "$(dirname "$0")/lib.sh"
+judge() { quiet_or_skip; }
+deeper() { judge; }
+test_calls_a_judge_two_deep() { deeper; }
+test_meters() { "$ROOT/zcc" -s 127.0.0.1 -c /etc/hostname; }
+test_meters_the_receiver() { start_zcs -c; }
+test_counts_with_grep() { grep -c x /etc/hostname; }
+test_a_usage_error_of_the_meter() { usage_error cyclesoak "cyclesoak: -B is for load samples" -C -B; }
+test_its_own_calibration() { (cd "$T" && "$ROOT/cyclesoak" -C -m 100); }
+test_sets_a_sysctl() { echo 1 >/proc/sys/net/ipv4/tcp_autocorking; }
+test_reads_a_sysctl() { cat /proc/sys/net/ipv4/tcp_autocorking; }
+test_names_a_longer_word() { echo judgement; }
+test_says_so() { runs_alone; }
+test_known_change() { bash "$ROOT/scripts/known-change" --trials 1; }
+test_greps_a_script() { grep -c x "$ROOT/scripts/known-change"; }
+run_tests "$@"
+EOS
+	expect_eq "$(bash "$T/tree/tests/t_w.sh" --alone | tr '\n' ' ')" \
+		"test_calls_a_judge_two_deep test_its_own_calibration test_known_change test_meters test_meters_the_receiver test_says_so test_sets_a_sysctl " "the tests that run alone"
+}
+
+# Side by side, the tests that share the host run at once, and one that
+# runs alone overlaps none of them.
+test_files_run_side_by_side_and_a_test_alone_runs_alone() {
+	local f
+	tree
+	for f in s1 s2 al; do
+		printf '. "$(dirname "$0")/lib.sh"\ntest_%s() { %s echo "%s $(date +%%s%%N) $(sleep 1; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
+			"$f" "$([ "$f" = al ] && echo runs_alone\;)" "$f" "$T" >"$T/tree/tests/t_$f.sh"
+	done
+	env -u TESTS -u QUICK TEST_JOBS=3 bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || fail "run.sh failed: $(cat "$T/out" "$T/err")"
+	expect_eq "$(tail -n 1 "$T/out")" "3 passed, 0 failed" "last line"
+	# Each pair's overlap: the later start before the earlier end.
+	expect_eq "$(awk '{ b[$1] = $2; e[$1] = $3 } END {
+		split("s1 s2|s1 al|s2 al", pairs, "|")
+		for (i = 1; i <= 3; i++) {
+			split(pairs[i], p, " ")
+			printf "%s %s %s\n", p[1], p[2], (b[p[1]] > b[p[2]] ? b[p[1]] : b[p[2]]) < (e[p[1]] < e[p[2]] ? e[p[1]] : e[p[2]]) ? "overlap" : "apart"
+		}
+	}' "$T/times")" "s1 s2 overlap
+s1 al apart
+s2 al apart" "which tests ran at once"
+	env -u QUICK TEST_JOBS=x bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" && fail "TEST_JOBS=x passed"
+	expect_eq "$(cat "$T/err")" "tests/run.sh: TEST_JOBS 'x': not a number of files at once (1 or more)"
 }
 
 run_tests "$@"

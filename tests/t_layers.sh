@@ -2,6 +2,7 @@
 # make layers: no circle among the programs' objects as the linker sees
 # them (a lower file never calls back into the file above it); and the
 # check itself finds a circle where there is one, and names its symbols.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 test_the_programs_objects_have_no_circle() {

@@ -2,6 +2,7 @@
 # The link's counters: the interface each end's connection went through, its
 # packets and its interrupts (or softirqs) over the transfer, in -J always and
 # on the -c line; checked against /sys read independently around the run.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 # jq_py FILE EXPR: EXPR over `objs`, every line of FILE as a JSON object.

@@ -3,6 +3,7 @@
 # no entry names an option the program lacks; man renders each page without
 # a warning; make install puts pages and programs where PREFIX and DESTDIR
 # say, and make uninstall takes away exactly those.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 PROGRAMS="zcc zcs cyclesoak run_rr"

@@ -4,6 +4,7 @@
 # be the files, in order. Each shape is sent to the capture peer and compared
 # byte for byte with an independent encoding, several times over: a chunk sent
 # out of turn shows only now and then.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 # Rounds of each shape.

@@ -1,6 +1,7 @@
 #!/bin/bash
 # run_rr: the policy it sets, the exit codes of exec failures, the error
 # without privilege, and the privilege drop when installed set-user-ID.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 need_root() {

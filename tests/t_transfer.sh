@@ -1,6 +1,7 @@
 #!/bin/bash
 # zcc sends to zcs on loopback: every mode, both address families, and the
 # byte counts and output lines the manual promises.
+# make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
 SUMMARY_SENT="^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode (sendfile|send|write)$CPU_TIMES\$"
