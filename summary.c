@@ -185,7 +185,9 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 	json_host(&j);
 	system_json(&j);
 	json_settings(&j, s, n_files);
-	if (s->streams > 1) {
+	if (s->streams == 1) {
+		json_null(&j, "streams");
+	} else {
 		json_array(&j, "streams");
 		for (long i = 0; i < s->streams; i++) {
 			json_object(&j, NULL);
@@ -200,19 +202,26 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 	if (s->streams > 1)
 		json_int(&j, "failed_streams", failed);
 	json_close(&j);
+	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
 	if (sum->metered)
 		meter_json(&j, m, &sum->fig, -1);
+	else
+		json_null(&j, "meter");
 	if (sum->linked)
 		link_json(&j, &sum->link, &sum->link_fig);
 	else
 		json_null(&j, "link");
 	if (!s->datagram)
 		netstat_json(&j, &sum->host);
+	else
+		json_null(&j, "netstat");
 	if (alt) {
 		json_object(&j, "turns");
 		json_string(&j, "taken_by", "zcc");
 		alt_json(alt, &j);
 		json_close(&j);
+	} else {
+		json_null(&j, "turns");
 	}
 	json_end(&j);
 }

@@ -176,7 +176,9 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_host(&j);
 	system_json(&j);
 	json_string(&j, "peer", c->r.peer);
+	json_null(&j, "stream");
 	json_object(&j, "settings");
+	json_string(&j, "protocol", "tcp");
 	json_string(&j, "mode", s->mode_name);
 	json_int(&j, "bufsize", s->bufsize);
 	json_int(&j, "rcvlowat", s->rcvlowat);
@@ -211,8 +213,11 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_uint(&j, "reads", c->reads);
 	json_ratio(&j, "bytes_per_read", bytes, c->reads, 1);
 	json_close(&j);
+	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
 	if (fig)
 		meter_json(&j, &hm->m, fig, c->arr.shared);
+	else
+		json_null(&j, "meter");
 	if (c->arr.linked)
 		link_json(&j, &c->arr.link, &c->link_fig);
 	else

@@ -69,7 +69,7 @@ test_zcc_J_prints_the_summary_as_one_object() {
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["bytes"], objs[0]["result"]["confirmed"]')" "($want, True)"
 	n=$(chunks 65536 2 "$T"/f/*)
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["zerocopy"]')" "{'sends': $n, 'zerocopy': 0, 'copied': $n}"
-	expect_eq "$(jq_py "$T/out" '"meter" in objs[0]')" False "a meter object without -c"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["meter"]')" None "the meter without -c"
 	expect_match "$(jq_py "$T/out" 'objs[0]["time"]')" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'
 	wait_summaries 1
 	expect_eq "$(zcs_summaries | awk '{ print $2 }')" "$want" "zcs's count"
@@ -143,7 +143,7 @@ test_zcs_J_prints_one_object_per_connection_with_its_intervals() {
 	expect_eq "$(jq_py "$T/zcs.out" '[len(o["intervals"]) for o in objs][0] >= 2 and [iv["bytes"] for iv in objs[0]["intervals"]][:2] == [12, 0]')" \
 		True "the first connection's intervals: $(jq_py "$T/zcs.out" 'objs[0]["intervals"]')"
 	expect_eq "$(jq_py "$T/zcs.out" 'objs[0]["settings"]')" \
-		"{'mode': 'read', 'bufsize': 1048576, 'rcvlowat': 262144, 'report_secs': 1, 'cpu': None, 'rcvbuf': 0, 'sndbuf': 0, 'nodelay': False, 'quickack': False}"
+		"{'protocol': 'tcp', 'mode': 'read', 'bufsize': 1048576, 'rcvlowat': 262144, 'report_secs': 1, 'cpu': None, 'rcvbuf': 0, 'sndbuf': 0, 'nodelay': False, 'quickack': False}"
 	expect_match "$(jq_py "$T/zcs.out" 'objs[0]["peer"]')" '^(::ffff:)?127\.0\.0\.1 port [0-9]+$'
 }
 
@@ -201,6 +201,103 @@ test_zcc_J_meter_window_ends_at_the_last_byte_without_zcs_close() {
 	expect_eq "$rc" 1 "exit code: $(cat "$T/err")"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["result"]["confirmed"], abs(objs[0]["meter"]["seconds"] - objs[0]["result"]["seconds"]) < 0.05')" \
 		"(False, True)" "the window against the time: $(cat "$T/out")"
+}
+
+# schema_check FILE...: every line of each FILE read against
+# docs/zc-json.schema.json by a reader of the schema's words that it uses
+# ($ref, oneOf, const, type, properties, required, additionalProperties,
+# items); one line for each way an object does not fit, naming the member.
+schema_check() {
+	python3 - "$ROOT/docs/zc-json.schema.json" "$@" <<'PY'
+import json, sys
+schema = json.load(open(sys.argv[1]))
+def kind(v, t):
+    return {"null": v is None, "boolean": isinstance(v, bool), "string": isinstance(v, str),
+            "integer": isinstance(v, int) and not isinstance(v, bool),
+            "number": isinstance(v, (int, float)) and not isinstance(v, bool),
+            "array": isinstance(v, list), "object": isinstance(v, dict)}[t]
+def errors(s, v, path):
+    if "$ref" in s:
+        return errors(schema["$defs"][s["$ref"].split("/")[-1]], v, path)
+    if "oneOf" in s:
+        fits = [errors(x, v, path) for x in s["oneOf"]]
+        if sum(1 for e in fits if not e) == 1:
+            return []
+        return min(fits, key=len) or [path + ": fits more than one of oneOf"]
+    if "const" in s and v != s["const"]:
+        return ["%s: %r, not %r" % (path, v, s["const"])]
+    types = s.get("type")
+    if types is not None:
+        types = [types] if isinstance(types, str) else types
+        if not any(kind(v, t) for t in types):
+            return ["%s: %s is not %s" % (path, json.dumps(v)[:40], " or ".join(types))]
+    out = []
+    if isinstance(v, dict):
+        props = s.get("properties", {})
+        out += ["%s: no %s" % (path, k) for k in s.get("required", []) if k not in v]
+        for k, x in v.items():
+            if k in props:
+                out += errors(props[k], x, path + "." + k)
+            elif s.get("additionalProperties", True) is False:
+                out.append("%s: %s is not in the schema" % (path, k))
+    if isinstance(v, list) and "items" in s:
+        for i, x in enumerate(v):
+            out += errors(s["items"], x, "%s[%d]" % (path, i))
+    return out
+bad = 0
+for f in sys.argv[2:]:
+    for n, line in enumerate(open(f), 1):
+        for e in errors(schema, json.loads(line), "%s:%d" % (f.split("/")[-1], n)):
+            print(e)
+            bad = 1
+sys.exit(bad)
+PY
+}
+
+# Every program's -J, over TCP and UDP, with a meter at either end or none,
+# with -P, turns at either end and the slots zcs follows, and intervals,
+# fits the one schema: every member always there, null where it does not
+# apply. The reader finds a member missing, a member not in the schema
+# and a wrong type.
+test_every_programs_J_fits_the_one_schema() {
+	local n=0 zargs cargs
+	need_python
+	calibrate_here
+	make_files "$T/f"
+	while IFS='|' read -r zargs cargs; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		start_zcs -J -t 1 $zargs
+		# shellcheck disable=SC2086
+		(cd "$T" && "$ROOT/zcc" -J -p "$PORT" -s 127.0.0.1 $cargs "$T"/f/*) >"$T/zcc-$n.json" 2>"$T/zcc-$n.err" ||
+			fail "zcc $cargs failed: $(cat "$T/zcc-$n.err")"
+		wait_until 10 eval '[ "$(grep -c "^{" "$T/zcs.out")" -ge '"$(case "$cargs" in *-P*) echo 2 ;; *) echo 1 ;; esac)"' ]' ||
+			fail "zcs $zargs wrote no object: $(cat "$T/zcs.err")"
+		stop_pid "$ZCS_PID"
+		grep '^{' "$T/zcs.out" >"$T/zcs-$n.json"
+	done <<'EOF'
+|-n 2
+|-c -n 2
+-c|-n 2
+|-P 2 -m zerocopy -n 2
+-u|-P 2 -c -u -m gso -R 50m
+-u|-u -R 50m
+-u -c|-u -m sendmmsg -R 50m -t 1.2
+|-c -E -m sendfile,write -A 50 -t 1
+-c|-E -m sendfile,write -A 50 -t 1
+-c -m read,trunc -A 50|-t 1.2
+|-R 50m -t 2.2 -I
+EOF
+	(cd "$T" && exec "$ROOT/cyclesoak" -J -m 200 >"$T/cyclesoak.json" 2>"$T/cyclesoak.err") &
+	started $!
+	wait_until 10 eval '[ "$(wc -l <"$T/cyclesoak.json")" -ge 2 ]' || fail "cyclesoak -J wrote no objects: $(cat "$T/cyclesoak.err")"
+	stop_pid $!
+	schema_check "$T"/*.json || fail "the objects that do not fit the schema are above"
+	# The reader fails what does not fit.
+	sed -e 's/"meter":null,//' -e 's/"program":"zcc",/&"extra":1,/' -e 's/"mode":"sendfile"/"mode":7/' "$T/zcc-1.json" >"$T/bad"
+	expect_eq "$(schema_check "$T/bad")" "bad:1: no meter
+bad:1: extra is not in the schema
+bad:1.settings.mode: 7 is not string or null" "the reader's words for an object that does not fit"
 }
 
 run_tests "$@"

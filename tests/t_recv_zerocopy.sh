@@ -185,7 +185,7 @@ test_zcs_json_has_mapped_bytes() {
 	start_zcs -m zerocopy -J
 	"$ROOT/zcc" -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null || fail "zcc failed"
 	wait_summaries 1
-	expect_match "$(zcs_summaries)" '"settings":\{"mode":"zerocopy",.*"result":\{"bytes":100012,.*"mapped_bytes":0,'
+	expect_match "$(zcs_summaries)" '"settings":\{"protocol":"tcp","mode":"zerocopy",.*"result":\{"bytes":100012,.*"mapped_bytes":0,'
 	kill -9 "$ZCS_PID"
 	start_zcs -J
 	"$ROOT/zcc" -p "$PORT" -s 127.0.0.1 "$T/file" >/dev/null || fail "zcc failed"

@@ -466,7 +466,7 @@ test_zcs_turns_print_each_arm_and_json_them_as_zccs() {
 	expect_eq "$(wc -l <"$T/out")" 4 "zcc's lines, no receiver's"
 	wait_summaries 1
 	zj=$(zcs_summaries)
-	expect_match "$zj" '"settings":\{"mode":"read,trunc",'
+	expect_match "$zj" '"settings":\{"protocol":"tcp","mode":"read,trunc",'
 	expect_match "$zj" "\"result\":\\{\"bytes\":$total,"
 	expect_match "$zj" '"complete":true,"waiting_for":null,"extra_bytes":0,'
 	expect_match "$zj" '"turns":\{"taken_by":"zcs","slot_ms":40,"block_cycles":1,"arms":\[\{"arm":"read","mode":"read","slots":[1-9][0-9]*,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\},\{"arm":"trunc","mode":"trunc",'
