@@ -8,13 +8,11 @@
 
 #include "lib/dgram.h"
 #include "lib/json.h"
+#include "lib/marks.h"
 #include "lib/system.h"
 #include "lib/timing.h"
 #include "lib/units.h"
 #include "zcc.h"
-
-/* -R: a run that reaches less of the rate than this did not run at it. */
-#define RATE_REACHED_PCT 95.0
 
 /* -R: the share of the rate asked that the summary's bytes reached over its time. */
 static double rate_reached_pct(const struct summary *sum)

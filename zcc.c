@@ -89,7 +89,7 @@ static const char options[] =
 	"  -p port     zcs's port (default 2222)\n"
 	"  -Q          TCP_QUICKACK as the connection starts\n"
 	"  -P streams  this many streams at once (default 1)\n"
-	"  -q depth    the chunks in flight in zerocopy, uring and uring-zc\n"
+	"  -q depth    the chunks in flight in %s\n"
 	"  -R rate     pace at this many bytes a second (k, m, g: x1024), or bits\n"
 	"              with their unit (500mbit, 2.5gbit: bit, kbit, mbit, gbit, tbit)\n"
 	"  -s server   zcs's host or address\n"
@@ -490,7 +490,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.streams = 1, .close_wait_secs = DEFAULT_CLOSE_WAIT_SECS,
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
 				.slot_ms = TURNS_DEFAULT_SLOT_MS };
-	opt_init(usage, options, argc, argv);
+	/* The queued modes named from the table. */
+	static char help[sizeof(options) + 256];
+	snprintf(help, sizeof(help), options, tx_mode_names(0, 1));
+	opt_init(usage, help, argc, argv);
 	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkl:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:X:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "marks.h"
+
 #define DGRAM_MAGIC 0x7a634447u /* "zcDG" */
 #define DGRAM_HEADER_BYTES 32
 #define DGRAM_END_BYTES (DGRAM_HEADER_BYTES + 8)
@@ -97,12 +99,6 @@ void dgram_count_add(struct dgram_count *c, uint64_t seq, size_t len);
  * seen.
  */
 uint64_t dgram_count_lost(const struct dgram_count *c, int ended, uint64_t sent);
-
-/*
- * A run that lost more than this share of its datagrams did less work than
- * it was asked to, and its load is not comparable with that of runs that did.
- */
-#define DGRAM_LOSS_PCT 1.0
 
 /* The share lost of `sent`, when `received` of them came (0 when none were sent). */
 double dgram_loss_pct(uint64_t sent, uint64_t received);

@@ -113,14 +113,36 @@ bench_cleanup() {
 	rm -rf "$work"
 }
 
-# zcc's send modes, as its table (tx/) lists them; t_man.sh checks that they are.
-BENCH_SEND_MODES=sendfile,send,write,splice,zerocopy,uring,uring-zc,memory
-# zcs -m, in the order `zcs -m '?'` lists them (tests/t_man.sh holds them to it).
-BENCH_RECV_MODES=read,trunc,splice,zerocopy
-# The datagram modes, zcc -u -m '?' and zcs -u -m '?'. A runs CSV names them
-# udp-MODE, so that uring, read and their namesakes stay apart.
-BENCH_UDP_SEND_MODES=sendmsg,sendmmsg,gso,gso-zerocopy,uring,uring-zc
-BENCH_UDP_RECV_MODES=read,recvmmsg,gro,trunc
+# bench_mark NAME: the value of a mark the programs judge by, read from
+# lib/marks.h.
+bench_mark() {
+	local root v
+	root=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+	v=$(sed -n "s/^#define $1 \([0-9.]*\)\$/\1/p" "$root/lib/marks.h")
+	[ -n "$v" ] || { echo "bench-lib.sh: no mark $1 in $root/lib/marks.h" >&2; return 1; }
+	# As a person writes it: 95, not 95.0.
+	awk -v v="$v" 'BEGIN { print v + 0 }'
+}
+
+# bench_modes PROGRAM [-u]: the modes PROGRAM (zcc or zcs) lists with -m '?'
+# (with -u, its datagram ones), comma-separated, in its order: the lists are
+# the programs' tables (tx/, rx/), written down nowhere else. The program is
+# built first where it is not.
+bench_modes() {
+	local root
+	root=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+	[ -x "$root/$1" ] || ROOT=$root bench_make "$1" >&2 || return 1
+	"$root/$1" ${2:+"$2"} -m '?' | paste -sd, -
+}
+
+# bench_mode_lists: BENCH_SEND_MODES, BENCH_RECV_MODES and the datagram
+# modes, BENCH_UDP_SEND_MODES and BENCH_UDP_RECV_MODES, set from the
+# programs (a runs CSV names the datagram modes udp-MODE, so that uring,
+# read and their namesakes stay apart).
+bench_mode_lists() {
+	BENCH_SEND_MODES=$(bench_modes zcc) && BENCH_RECV_MODES=$(bench_modes zcs) &&
+		BENCH_UDP_SEND_MODES=$(bench_modes zcc -u) && BENCH_UDP_RECV_MODES=$(bench_modes zcs -u)
+}
 # udp_names LIST: LIST with udp- before each name.
 udp_names() {
 	echo "$1" | sed 's/\([^,]*\)/udp-\1/g'

@@ -99,11 +99,28 @@ test_every_list_of_send_modes_is_the_table() {
 	table=$("$ROOT/zcc" -u -m '?' | paste -sd, | sed 's/,/, /g')
 	[ "$(echo "$table" | wc -w)" -ge 6 ] || fail "no list of modes from zcc -u -m '?': $table"
 	expect_eq "$(page_modes zcc datagram)" "$table" "zcc.1's datagram modes"
-	expect_eq "$(sed -n 's/^BENCH_UDP_SEND_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$table" \
-		"zc-matrix --udp-modes's modes"
+	expect_eq "$(scripts_modes BENCH_UDP_SEND_MODES)" "$table" "zc-matrix --udp-modes's modes"
 	table=$("$ROOT/zcc" -m '?' | paste -sd, | sed 's/,/, /g')
-	expect_eq "$(sed -n 's/^BENCH_SEND_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$table" \
-		"the benchmarks' modes"
+	expect_eq "$(scripts_modes BENCH_SEND_MODES)" "$table" "the benchmarks' modes"
+	no_list_of_the_scripts_own zcc -m '?'
+	no_list_of_the_scripts_own zcc -u -m '?'
+}
+
+# scripts_modes NAME: the list of modes the scripts have in NAME
+# (bench-lib.sh's), ", " between them.
+scripts_modes() {
+	bash -c '. "$1/scripts/bench-lib.sh" && bench_mode_lists && echo "${!2}"' _ "$ROOT" "$1" | sed 's/,/, /g'
+}
+
+# no_list_of_the_scripts_own PROGRAM ARGS: no script in scripts/ writes down
+# three of the modes PROGRAM ARGS lists in a row (a list of its own, which
+# a new mode would pass by): they take them from the program.
+no_list_of_the_scripts_own() {
+	local modes three
+	modes=$("$ROOT/$1" "${@:2}" | paste -sd' ' -)
+	three=$(echo "$modes" | awk '{ for (i = 1; i + 2 <= NF; i++) printf "%s%s[, |]+%s[, |]+%s", (i > 1 ? "|" : ""), $i, $(i + 1), $(i + 2) }')
+	! grep -n -E "(^|[^-a-z])($three)([^-a-z]|\$)" "$ROOT"/scripts/* "$ROOT"/scripts/report/* 2>/dev/null ||
+		fail "a list of $1 ${*:2}'s modes of the scripts' own (above)"
 }
 
 # zcs's receive modes (rx/): `zcs -m '?'`, its unknown-mode message, zcs.1's
@@ -118,12 +135,10 @@ test_every_list_of_receive_modes_is_zcs_own() {
 	expect_eq "$(page_modes zcs stream)" "$modes" "zcs.1's modes"
 	dgram_modes=$("$ROOT/zcs" -u -m '?' | paste -sd, | sed 's/,/, /g')
 	expect_eq "$(page_modes zcs datagram)" "$dgram_modes" "zcs.1's datagram modes"
-	expect_eq "$(sed -n 's/^BENCH_UDP_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$dgram_modes" \
-		"zc-matrix --udp-recv's modes"
-	expect_eq "$(sed -n 's/^BENCH_RECV_MODES=//p' "$ROOT/scripts/bench-lib.sh" | sed 's/,/, /g')" "$modes" \
-		"zc-matrix --recv's and zc-report's modes"
-	! grep -n 'read,trunc,splice\|read | trunc' "$ROOT/scripts/zc-matrix" "$ROOT/scripts/zc-report" ||
-		fail "a list of receive modes of the scripts' own"
+	expect_eq "$(scripts_modes BENCH_UDP_RECV_MODES)" "$dgram_modes" "zc-matrix --udp-recv's modes"
+	expect_eq "$(scripts_modes BENCH_RECV_MODES)" "$modes" "zc-matrix --recv's and zc-report's modes"
+	no_list_of_the_scripts_own zcs -m '?'
+	no_list_of_the_scripts_own zcs -u -m '?'
 }
 
 # -o keeps make from rebuilding the programs (a sanitized test run stays sanitized).
