@@ -20,7 +20,7 @@ ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 PROGS = zcs zcc cyclesoak run_rr
-LIB_MODULES = opt proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns schedule sysctl
+LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns schedule sysctl
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
 # them the stream's framing and the sender they share.

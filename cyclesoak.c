@@ -18,6 +18,7 @@
 #include "lib/hostlock.h"
 #include "lib/json.h"
 #include "lib/opt.h"
+#include "lib/options.h"
 #include "lib/sampling.h"
 #include "lib/soak.h"
 #include "lib/stopsig.h"
@@ -88,7 +89,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->one_shot = 1;
 			break;
 		case 'N':
-			s->n_cpus = opt_long(c, optarg, 1, CPU_MAX_INDEX + 1);
+			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
 			break;
 		case 'p':
 			have_p = 1;

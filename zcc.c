@@ -23,6 +23,7 @@
 #include "lib/json.h"
 #include "lib/system.h"
 #include "lib/opt.h"
+#include "lib/options.h"
 #include "lib/dgram.h"
 #include "lib/proto.h"
 #include "lib/timing.h"
@@ -364,7 +365,7 @@ static void parse_cpu_list(const char *arg, struct settings *s)
 			opt_fail('B', arg, "an empty item in the list");
 		if (s->n_cpu_list == MAX_STREAMS)
 			opt_failx("-B: more than %d CPUs", MAX_STREAMS);
-		s->cpu_list[s->n_cpu_list++] = opt_long('B', tok, 0, CPU_MAX_INDEX);
+		s->cpu_list[s->n_cpu_list++] = options_value(OPTION_CPU, 'B', tok);
 	}
 	s->cpu = s->cpu_list[0];
 }
@@ -498,10 +499,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
-			s->slot_ms = opt_long(c, optarg, TURNS_MIN_SLOT_MS, TURNS_MAX_SLOT_MS);
+			s->slot_ms = options_value(OPTION_SLOT_MS, c, optarg);
 			break;
 		case 'b':
-			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
+			s->bufsize = options_value(OPTION_CHUNK, c, optarg);
 			break;
 		case 'B':
 			parse_cpu_list(optarg, s);
@@ -513,7 +514,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->calibrate_only = 1;
 			break;
 		case 'N':
-			s->n_cpus = opt_long(c, optarg, 1, CPU_MAX_INDEX + 1);
+			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
 			break;
 		case 'd':
 			s->debug++;
@@ -524,7 +525,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'h':
 			opt_help();
 		case 'i':
-			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.rcvbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
 			break;
 		case 'D':
 			s->sockopts.nodelay = 1;
@@ -557,10 +558,10 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->loops = opt_long(c, optarg, 1, UINT32_MAX);
 			break;
 		case 'o':
-			s->sockopts.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.sndbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
 			break;
 		case 'p':
-			s->port = opt_long(c, optarg, 1, 65535);
+			s->port = options_value(OPTION_PORT, c, optarg);
 			break;
 		case 'P':
 			s->streams = opt_long(c, optarg, 1, MAX_STREAMS);
@@ -589,7 +590,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->time_ms = opt_secs(c, optarg, 1, MAX_TIME_MS);
 			break;
 		case 'T':
-			s->tare_ms = opt_long(c, optarg, 0, 60000);
+			s->tare_ms = options_value(OPTION_TARE_MS, c, optarg);
 			break;
 		case 'W':
 			s->close_wait_secs = opt_long(c, optarg, 1, 3600);

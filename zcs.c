@@ -27,6 +27,7 @@
 #include "lib/meter.h"
 #include "lib/net.h"
 #include "lib/opt.h"
+#include "lib/options.h"
 #include "lib/proto.h"
 #include "lib/timing.h"
 #include "lib/units.h"
@@ -168,13 +169,13 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->addr = optarg;
 			break;
 		case 'A':
-			s->slot_ms = opt_long(c, optarg, TURNS_MIN_SLOT_MS, TURNS_MAX_SLOT_MS);
+			s->slot_ms = options_value(OPTION_SLOT_MS, c, optarg);
 			break;
 		case 'b':
-			s->bufsize = opt_size(c, optarg, 1, 1L << 30);
+			s->bufsize = options_value(OPTION_CHUNK, c, optarg);
 			break;
 		case 'B':
-			s->cpu = opt_long(c, optarg, 0, CPU_MAX_INDEX);
+			s->cpu = options_value(OPTION_CPU, c, optarg);
 			break;
 		case 'c':
 			s->measure_cpu = 1;
@@ -191,7 +192,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'h':
 			opt_help();
 		case 'i':
-			s->sockopts.rcvbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.rcvbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
 			break;
 		case 'D':
 			s->sockopts.nodelay = 1;
@@ -215,19 +216,19 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			mode_arg = optarg;
 			break;
 		case 'N':
-			s->n_cpus = opt_long(c, optarg, 1, CPU_MAX_INDEX + 1);
+			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
 			break;
 		case 'o':
-			s->sockopts.sndbuf_bytes = opt_size(c, optarg, 1, NET_MAX_BUFSIZE);
+			s->sockopts.sndbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
 			break;
 		case 'p':
-			s->port = opt_long(c, optarg, 1, 65535);
+			s->port = options_value(OPTION_PORT, c, optarg);
 			break;
 		case 't':
 			s->report_secs = opt_long(c, optarg, 1, 86400);
 			break;
 		case 'T':
-			s->tare_ms = opt_long(c, optarg, 1, 60000);
+			s->tare_ms = options_value(OPTION_RING_TARE_MS, c, optarg);
 			break;
 		case 'u':
 			s->datagram = 1;

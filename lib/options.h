@@ -1,0 +1,33 @@
+/* options: the options that mean one thing in zcc, zcs and cyclesoak, and their limits. */
+#ifndef ZC_OPTIONS_H
+#define ZC_OPTIONS_H
+
+/*
+ * Each a value of an option more than one program takes, under whatever
+ * letter the program gives it. A program's getopt switch parses it with
+ * options_value(), so that its limits are written once, here.
+ */
+enum option_value {
+	OPTION_SOAK_CPUS,	/* -N (zcc, zcs, cyclesoak): the CPUs the meter soaks */
+	OPTION_PORT,		/* -p (zcc, zcs): zcs's port */
+	OPTION_SOCKBUF,		/* -i, -o (zcc, zcs): SO_RCVBUF, SO_SNDBUF */
+	OPTION_CHUNK,		/* -b (zcc, zcs): the bytes a call sends or reads */
+	OPTION_CPU,		/* -B (zcs; each of zcc's list): the CPU to run on */
+	OPTION_SLOT_MS,		/* -A (zcc, zcs): a turn's slot */
+	OPTION_TARE_MS,		/* -T (zcc): the tare before the transfer */
+	OPTION_RING_TARE_MS,	/* -T (zcs): the tare, from the samples before each connection */
+	OPTION_VALUES
+};
+
+struct option_limits {
+	long min, max;
+	int size;	/* k, m, g suffixes taken (opt_size) */
+};
+
+/* The limits of a value. */
+const struct option_limits *options_limits(enum option_value v);
+
+/* Option opt's argument arg as value v: within its limits, or a usage error naming it. */
+long options_value(enum option_value v, int opt, const char *arg);
+
+#endif
