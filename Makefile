@@ -8,7 +8,8 @@ MANDIR = $(PREFIX)/share/man/man1
 INSTALL ?= install
 
 # Always needed, whatever CFLAGS the user gives.
-ZC_CFLAGS = -std=gnu11 -D_GNU_SOURCE
+# -iquote .: lib/, tx/ and rx/'s headers, named from the top ("lib/json.h") in src/ too.
+ZC_CFLAGS = -std=gnu11 -D_GNU_SOURCE -iquote .
 ifeq ($(SANITIZE),1)
 ZC_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 ZC_LDFLAGS += -fsanitize=address,undefined
@@ -20,6 +21,12 @@ ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 PROGS = zcs zcc cyclesoak run_rr
+# The programs' own files, a folder each for the two of several: zcc's
+# options, -P's streams, a stream's run, its report and its turns; zcs's
+# options, its two servers, the turns it follows or takes, its intervals and
+# the host's meter it shares.
+ZCC_OBJS = $(addprefix $(BUILD)/src/zcc/,zcc.o parallel.o run.o summary.o alternate.o)
+ZCS_OBJS = $(addprefix $(BUILD)/src/zcs/,zcs.o tcpserve.o followslots.o rxturns.o udpserve.o interval.o hostmeter.o)
 LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns schedule sysctl
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
@@ -84,15 +91,16 @@ $(BUILD)/librx.a: $(RX_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# zcc links its run, -P's streams, its report, -m A,B's turns and the transmit modes, zcs its two
-# servers, their intervals, the host's meter and the receive modes, and test_tx and test_rx
-# their modes, before lib/, which they use.
-zcc: $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o $(BUILD)/alternate.o $(BUILD)/libtx.a
-zcs: $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/rxturns.o $(BUILD)/udpserve.o $(BUILD)/interval.o $(BUILD)/hostmeter.o $(BUILD)/librx.a
+# zcc links its files and the transmit modes, zcs its files and the receive
+# modes, and test_tx and test_rx their modes, before lib/, which they use.
+zcc: $(ZCC_OBJS) $(BUILD)/libtx.a
+zcs: $(ZCS_OBJS) $(BUILD)/librx.a
+cyclesoak: $(BUILD)/src/cyclesoak.o
+run_rr: $(BUILD)/src/run_rr.o
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a
 
-$(PROGS): %: $(BUILD)/%.o $(BUILD)/libzc.a
+$(PROGS): $(BUILD)/libzc.a
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a %/librx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
 
 # The independent peers, which share no code with zc, run at full speed under
@@ -107,9 +115,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a %/librx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
 
 # Every object the programs link, for make layers.
-PROG_OBJS = $(PROGS:%=$(BUILD)/%.o) $(BUILD)/parallel.o $(BUILD)/run.o $(BUILD)/summary.o \
-	$(BUILD)/alternate.o $(BUILD)/tcpserve.o $(BUILD)/followslots.o $(BUILD)/rxturns.o $(BUILD)/udpserve.o $(BUILD)/interval.o \
-	$(BUILD)/hostmeter.o $(TX_OBJS) $(RX_OBJS) $(LIB_OBJS)
+PROG_OBJS = $(ZCC_OBJS) $(ZCS_OBJS) $(BUILD)/src/cyclesoak.o $(BUILD)/src/run_rr.o \
+	$(TX_OBJS) $(RX_OBJS) $(LIB_OBJS)
 
 # No circle among the objects, as the linker sees them: a lower file never calls the file above.
 layers: $(PROGS)
