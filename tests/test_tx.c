@@ -278,7 +278,7 @@ static void the_table_is_consistent(void)
 /* MSG_ZEROCOPY ids are 32 bits and wrap: a buffer's ids may straddle 2^32. */
 static void completion_ids_wrap_at_2_to_the_32(void)
 {
-	struct zc_slot z = { .first_id = 0xfffffffe, .n_ids = 4 }; /* ...fe, ...ff, 0, 1 */
+	struct zc_buf z = { .first_id = 0xfffffffe, .n_ids = 4 }; /* ...fe, ...ff, 0, 1 */
 	struct net_zc_range r;
 
 	r = (struct net_zc_range){ .lo = 0xffffffff, .hi = 0 };

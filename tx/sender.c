@@ -202,7 +202,7 @@ void tx_sender_close(struct sender *snd)
 	for (unsigned i = 0; snd->bufs && i < snd->depth; i++)
 		free(snd->bufs[i]);
 	free(snd->bufs);
-	free(snd->slots);
+	free(snd->zc_bufs);
 	free(snd->msgs);
 	free(snd->iovs);
 	free(snd->answer);

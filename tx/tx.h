@@ -94,8 +94,8 @@ struct send_mode {
 	unsigned uring_op;	/* the uring modes' send: IORING_OP_SEND or _SEND_ZC; else 0 */
 	int datagram;		/* -u: sends datagrams, a batch of one file's at a time */
 	int gso;		/* -u: a batch is one UDP_SEGMENT send, cut by the kernel */
-	/* -u: the n datagrams of a batch, laid end to end in buffer `slot` (bytes in all). */
-	void (*send_datagrams)(struct sender *snd, unsigned slot, size_t bytes, unsigned n);
+	/* -u: the n datagrams of a batch, laid end to end in buffer `bufno` (bytes in all). */
+	void (*send_datagrams)(struct sender *snd, unsigned bufno, size_t bytes, unsigned n);
 };
 
 /* Every mode, in the order -m's lists give them; NULL ends the table. */
@@ -131,7 +131,7 @@ const struct send_mode *tx_find_mode(const char *name, int datagram);
 const char *tx_mode_names(int datagram, int queued_only);
 
 /* What each buffer waits for: zerocopy, the ids of its sends; uring, its requests. */
-struct zc_slot {
+struct zc_buf {
 	uint32_t first_id;	/* zerocopy: of the sends made from this buffer */
 	uint32_t n_ids;
 	uint32_t pending;	/* of those, not yet completed */
@@ -147,8 +147,8 @@ struct sender {
 	size_t bufsize;
 	unsigned depth;
 	int pipe[2];		/* splice */
-	struct zc_slot *slots;	/* zerocopy, uring: what each buffer waits for */
-	unsigned next_slot;	/* the buffer the next chunk goes in */
+	struct zc_buf *zc_bufs;	/* zerocopy, uring: what each buffer waits for */
+	unsigned next_buf;	/* the buffer the next chunk goes in */
 	uint32_t next_id;	/* zerocopy: the id the next MSG_ZEROCOPY send gets */
 	size_t zc_send_max;	/* zerocopy: the most one send may pin (RLIMIT_MEMLOCK) */
 	struct uring ring;	/* uring, uring-zc */
@@ -268,13 +268,13 @@ size_t tx_chunk_at(const struct sender *snd, const struct tx_file *f, uint64_t a
 void tx_die_sending(const struct sender *snd, const char *what) __attribute__((noreturn));
 void tx_die_shrunk(const struct tx_file *f, uint64_t at) __attribute__((noreturn));
 
-/* How many ids of [lo, hi] belong to slot z. Ids wrap at 2^32; a range never spans half. */
-uint32_t tx_zc_overlap(const struct zc_slot *z, const struct net_zc_range *r);
+/* How many ids of [lo, hi] belong to buffer z. Ids wrap at 2^32; a range never spans half. */
+uint32_t tx_zc_overlap(const struct zc_buf *z, const struct net_zc_range *r);
 
 /* MSG_ZEROCOPY's shared steps (zerocopy.c): SO_ZEROCOPY, or the end of the run. */
 void tx_zc_connected(struct sender *snd);
-/* Wait until the kernel has completed every send made from slot z (all, if z is NULL). */
-void tx_zc_wait(struct sender *snd, const struct zc_slot *z);
+/* Wait until the kernel has completed every send made from buffer z (all, if z is NULL). */
+void tx_zc_wait(struct sender *snd, const struct zc_buf *z);
 /* A send refused with ENOBUFS: wait for some of the sends in flight, or end the run (-W). */
 void tx_zc_refused(struct sender *snd, uint64_t *refused_since);
 

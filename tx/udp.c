@@ -63,8 +63,8 @@ static void setup_datagrams(struct sender *snd)
 	tx_setup_buffers(snd);
 	snd->msgs = calloc(n, sizeof(*snd->msgs));
 	snd->iovs = calloc(n, sizeof(*snd->iovs));
-	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
-	if (!snd->msgs || !snd->iovs || !snd->slots)
+	snd->zc_bufs = calloc(snd->depth, sizeof(*snd->zc_bufs));
+	if (!snd->msgs || !snd->iovs || !snd->zc_bufs)
 		err(1, "calloc");
 	if (getrandom(&snd->stream_id, sizeof(snd->stream_id), 0) != sizeof(snd->stream_id))
 		err(1, "getrandom");
@@ -168,9 +168,9 @@ static void sent_datagram(struct sender *snd, size_t len)
 }
 
 /* sendmsg: a call a datagram. */
-static void send_datagrams_sendmsg(struct sender *snd, unsigned slot, size_t bytes, unsigned n)
+static void send_datagrams_sendmsg(struct sender *snd, unsigned bufno, size_t bytes, unsigned n)
 {
-	char *p = snd->bufs[slot];
+	char *p = snd->bufs[bufno];
 
 	for (unsigned i = 0; i < n; i++) {
 		struct iovec iov = { .iov_base = p, .iov_len = dgram_len(snd, bytes, n, i) };
@@ -188,9 +188,9 @@ static void send_datagrams_sendmsg(struct sender *snd, unsigned slot, size_t byt
 }
 
 /* sendmmsg: a call a batch, again for what a call left unsent. */
-static void send_datagrams_sendmmsg(struct sender *snd, unsigned slot, size_t bytes, unsigned n)
+static void send_datagrams_sendmmsg(struct sender *snd, unsigned bufno, size_t bytes, unsigned n)
 {
-	char *p = snd->bufs[slot];
+	char *p = snd->bufs[bufno];
 
 	for (unsigned i = 0; i < n; i++) {
 		snd->iovs[i] = (struct iovec){ .iov_base = p, .iov_len = dgram_len(snd, bytes, n, i) };
@@ -243,11 +243,11 @@ static void __attribute__((noreturn)) gso_refused(const struct sender *snd)
 	tx_die_sending(snd, "sendmsg UDP_SEGMENT");
 }
 
-static void send_datagrams_gso(struct sender *snd, unsigned slot, size_t bytes, unsigned n)
+static void send_datagrams_gso(struct sender *snd, unsigned bufno, size_t bytes, unsigned n)
 {
 	ssize_t m;
 
-	while ((m = send_gso(snd, snd->bufs[slot], bytes, 0)) < 0 && errno == EINTR)
+	while ((m = send_gso(snd, snd->bufs[bufno], bytes, 0)) < 0 && errno == EINTR)
 		;
 	if (m < 0)
 		gso_refused(snd);
@@ -260,15 +260,15 @@ static void send_datagrams_gso(struct sender *snd, unsigned slot, size_t bytes, 
  * gso-zerocopy: the buffer is held until the kernel completes the send's id
  * (tx_zc_wait, before the buffer is filled again).
  */
-static void send_datagrams_gso_zerocopy(struct sender *snd, unsigned slot, size_t bytes,
+static void send_datagrams_gso_zerocopy(struct sender *snd, unsigned bufno, size_t bytes,
 					unsigned n)
 {
-	struct zc_slot *z = &snd->slots[slot];
+	struct zc_buf *z = &snd->zc_bufs[bufno];
 	uint64_t refused_since = 0;
 	ssize_t m;
 
 	for (;;) {
-		m = send_gso(snd, snd->bufs[slot], bytes, MSG_ZEROCOPY);
+		m = send_gso(snd, snd->bufs[bufno], bytes, MSG_ZEROCOPY);
 		if (m >= 0)
 			break;
 		if (errno == ENOBUFS)
@@ -276,7 +276,7 @@ static void send_datagrams_gso_zerocopy(struct sender *snd, unsigned slot, size_
 		else if (errno != EINTR)
 			gso_refused(snd);
 	}
-	*z = (struct zc_slot){ .first_id = snd->next_id++, .n_ids = 1, .pending = 1 };
+	*z = (struct zc_buf){ .first_id = snd->next_id++, .n_ids = 1, .pending = 1 };
 	snd->calls++;
 	snd->sent += m;
 	snd->datagrams += n;
@@ -306,10 +306,10 @@ static void setup_uring(struct sender *snd)
 static void uring_reap_one(struct sender *snd)
 {
 	struct io_uring_cqe cqe;
-	struct zc_slot *z;
+	struct zc_buf *z;
 
 	tx_uring_wait_cqe(snd, &cqe);
-	z = &snd->slots[cqe.user_data];
+	z = &snd->zc_bufs[cqe.user_data];
 	if (cqe.flags & IORING_CQE_F_NOTIF) {
 		z->pending--;
 		snd->zc_sends++;
@@ -337,10 +337,10 @@ static void uring_reap_one(struct sender *snd)
  * next batch only once this one's sends are done (a send that found the
  * socket's buffer full goes on later, and the next chain would pass it).
  */
-static void send_datagrams_uring(struct sender *snd, unsigned slot, size_t bytes, unsigned n)
+static void send_datagrams_uring(struct sender *snd, unsigned bufno, size_t bytes, unsigned n)
 {
-	char *p = snd->bufs[slot];
-	struct zc_slot *z = &snd->slots[slot];
+	char *p = snd->bufs[bufno];
+	struct zc_buf *z = &snd->zc_bufs[bufno];
 	uint64_t before = snd->datagrams;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -352,7 +352,7 @@ static void send_datagrams_uring(struct sender *snd, unsigned slot, size_t bytes
 		sqe->addr = (uintptr_t)p;
 		sqe->len = len;
 		sqe->flags = i + 1 < n ? IOSQE_IO_LINK : 0;
-		sqe->user_data = slot;
+		sqe->user_data = bufno;
 		if (tx_uring_is_zc(snd))
 			sqe->ioprio = IORING_SEND_ZC_REPORT_USAGE;
 		p += len;
@@ -374,22 +374,22 @@ static void send_datagrams_uring(struct sender *snd, unsigned slot, size_t bytes
 static void finish_uring(struct sender *snd)
 {
 	for (unsigned b = 0; b < snd->depth; b++)
-		while (snd->slots[b].pending)
+		while (snd->zc_bufs[b].pending)
 			uring_reap_one(snd);
 }
 
 /* The buffer the next batch goes in, once the kernel is done with what it held. */
 static unsigned next_buffer(struct sender *snd)
 {
-	unsigned slot = snd->next_slot;
+	unsigned bufno = snd->next_buf;
 
-	snd->next_slot = (slot + 1) % snd->depth;
+	snd->next_buf = (bufno + 1) % snd->depth;
 	if (snd->mode->uring_op)
-		while (snd->slots[slot].pending)
+		while (snd->zc_bufs[bufno].pending)
 			uring_reap_one(snd);
 	else if (snd->mode->counts_copies)
-		tx_zc_wait(snd, &snd->slots[slot]);
-	return slot;
+		tx_zc_wait(snd, &snd->zc_bufs[bufno]);
+	return bufno;
 }
 
 /*
@@ -421,12 +421,12 @@ static void send_stream_datagrams(struct sender *snd, tx_turn_fn turn, void *arg
 			if (debug > 1)
 				tx_say_file(loop, &now);
 			do {
-				unsigned slot = next_buffer(snd), n;
+				unsigned bufno = next_buffer(snd), n;
 				size_t bytes;
 
-				n = build_batch(snd, fd, &now, loop, i, &at, snd->bufs[slot], &bytes);
+				n = build_batch(snd, fd, &now, loop, i, &at, snd->bufs[bufno], &bytes);
 				tx_pace(snd, bytes);
-				snd->mode->send_datagrams(snd, slot, bytes, n);
+				snd->mode->send_datagrams(snd, bufno, bytes, n);
 			} while (at < now.size);
 			tx_close_file(fd, &now);
 			snd->files_sent++;

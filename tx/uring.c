@@ -64,8 +64,8 @@ static void setup_uring(struct sender *snd)
 	struct iovec *iov = calloc(snd->depth, sizeof(*iov));
 
 	tx_setup_buffers(snd);
-	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
-	if (!iov || !snd->slots)
+	snd->zc_bufs = calloc(snd->depth, sizeof(*snd->zc_bufs));
+	if (!iov || !snd->zc_bufs)
 		err(1, "calloc");
 	for (unsigned i = 0; i < snd->depth; i++)
 		iov[i] = (struct iovec){ .iov_base = snd->bufs[i], .iov_len = snd->bufsize };
@@ -76,7 +76,7 @@ static void setup_uring(struct sender *snd)
 	free(iov);
 }
 
-static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, uint64_t at,
+static void prep_chunk(struct sender *snd, int fd, unsigned bufno, size_t len, uint64_t at,
 		       int last)
 {
 	struct io_uring_sqe *rd = uring_get_sqe(&snd->ring), *sd = uring_get_sqe(&snd->ring);
@@ -84,15 +84,15 @@ static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, ui
 
 	rd->opcode = IORING_OP_READ_FIXED;
 	rd->fd = fd;
-	rd->addr = (uintptr_t)snd->bufs[slot];
+	rd->addr = (uintptr_t)snd->bufs[bufno];
 	rd->len = len;
 	rd->off = at;
-	rd->buf_index = slot;
+	rd->buf_index = bufno;
 	rd->flags = IOSQE_IO_LINK;
-	rd->user_data = slot << 1 | URING_READ;
+	rd->user_data = bufno << 1 | URING_READ;
 	sd->opcode = zc ? IORING_OP_SEND_ZC : IORING_OP_SEND;
 	sd->fd = snd->sock;
-	sd->addr = (uintptr_t)snd->bufs[slot];
+	sd->addr = (uintptr_t)snd->bufs[bufno];
 	sd->len = len;
 	sd->msg_flags = MSG_WAITALL | MSG_NOSIGNAL;
 	/* Registered buffers for SEND_ZC only: plain SEND takes them from Linux 6.10 on. */
@@ -105,11 +105,11 @@ static void prep_chunk(struct sender *snd, int fd, unsigned slot, size_t len, ui
 		 */
 		sd->msg_flags |= MSG_EOR;
 		sd->ioprio = IORING_RECVSEND_FIXED_BUF | IORING_SEND_ZC_REPORT_USAGE;
-		sd->buf_index = slot;
+		sd->buf_index = bufno;
 	}
 	sd->flags = last ? 0 : IOSQE_IO_LINK;
-	sd->user_data = slot << 1 | URING_SEND;
-	snd->slots[slot].pending = 1;
+	sd->user_data = bufno << 1 | URING_SEND;
+	snd->zc_bufs[bufno].pending = 1;
 }
 
 void tx_uring_wait_cqe(struct sender *snd, struct io_uring_cqe *cqe)
@@ -135,37 +135,37 @@ void tx_uring_wait_cqe(struct sender *snd, struct io_uring_cqe *cqe)
 static void uring_reap_one(struct sender *snd, int *rd, int *sd)
 {
 	struct io_uring_cqe cqe;
-	unsigned slot;
+	unsigned bufno;
 
 	tx_uring_wait_cqe(snd, &cqe);
-	slot = cqe.user_data >> 1;
+	bufno = cqe.user_data >> 1;
 	if ((cqe.user_data & 1) == URING_READ) {
-		rd[slot] = cqe.res;
+		rd[bufno] = cqe.res;
 	} else if (cqe.flags & IORING_CQE_F_NOTIF) {
 		/* The kernel is done with the buffer, and says whether it copied it. */
-		snd->slots[slot].pending = 0;
+		snd->zc_bufs[bufno].pending = 0;
 		snd->zc_sends++;
 		if ((uint32_t)cqe.res & IORING_NOTIF_USAGE_ZC_COPIED)
 			snd->zc_copied++;
 	} else {
-		sd[slot] = cqe.res;
+		sd[bufno] = cqe.res;
 		if (cqe.res > 0) {
 			snd->sent += cqe.res;
 			snd->calls++;
 		}
 		/* MORE: a notification follows; without it the buffer is free now. */
 		if (!(cqe.flags & IORING_CQE_F_MORE))
-			snd->slots[slot].pending = 0;
+			snd->zc_bufs[bufno].pending = 0;
 	}
 }
 
 /* The first failure in the chain, in chain order, ends the run. */
 static void check_batch(struct sender *snd, const struct tx_file *f, uint64_t at,
-			const unsigned *slots, const size_t *len, const int *rd, const int *sd,
+			const unsigned *bufnos, const size_t *len, const int *rd, const int *sd,
 			unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		unsigned b = slots[i];
+		unsigned b = bufnos[i];
 
 		if (rd[b] < 0) {
 			errno = -rd[b];
@@ -194,7 +194,7 @@ static void send_data_uring(struct sender *snd, int fd, const struct tx_file *f)
 {
 	unsigned batch_max = tx_uring_is_zc(snd) && snd->depth > 1 ? snd->depth / 2
 									: snd->depth;
-	unsigned slots[TX_MAX_DEPTH];
+	unsigned bufnos[TX_MAX_DEPTH];
 	size_t len[TX_MAX_DEPTH];
 	int rd[TX_MAX_DEPTH], sd[TX_MAX_DEPTH];
 
@@ -208,31 +208,31 @@ static void send_data_uring(struct sender *snd, int fd, const struct tx_file *f)
 		 * its last SEND still linked, would run beside the rest of the batch.
 		 */
 		for (; n < batch_max && next < f->size; n++) {
-			unsigned b = (snd->next_slot + n) % snd->depth;
+			unsigned b = (snd->next_buf + n) % snd->depth;
 
-			while (snd->slots[b].pending)
+			while (snd->zc_bufs[b].pending)
 				uring_reap_one(snd, rd, sd);
-			slots[n] = b;
+			bufnos[n] = b;
 			len[n] = tx_chunk_at(snd, f, next);
 			next += len[n];
 		}
 		next = at;
 		for (unsigned i = 0; i < n; i++) {
-			rd[slots[i]] = sd[slots[i]] = URING_UNSET;
-			prep_chunk(snd, fd, slots[i], len[i], next, i + 1 == n);
+			rd[bufnos[i]] = sd[bufnos[i]] = URING_UNSET;
+			prep_chunk(snd, fd, bufnos[i], len[i], next, i + 1 == n);
 			next += len[i];
 		}
-		snd->next_slot = (snd->next_slot + n) % snd->depth;
+		snd->next_buf = (snd->next_buf + n) % snd->depth;
 		if (uring_submit_and_wait(&snd->ring, 0) < 0)
 			err(1, "io_uring_enter");
 		do {
 			done = 0;
 			for (unsigned i = 0; i < n; i++)
-				done += rd[slots[i]] != URING_UNSET && sd[slots[i]] != URING_UNSET;
+				done += rd[bufnos[i]] != URING_UNSET && sd[bufnos[i]] != URING_UNSET;
 			if (done < n)
 				uring_reap_one(snd, rd, sd);
 		} while (done < n);
-		check_batch(snd, f, at, slots, len, rd, sd, n);
+		check_batch(snd, f, at, bufnos, len, rd, sd, n);
 		at = next;
 	}
 }
@@ -243,7 +243,7 @@ static void finish_uring(struct sender *snd)
 	int rd[TX_MAX_DEPTH], sd[TX_MAX_DEPTH];
 
 	for (unsigned b = 0; b < snd->depth; b++)
-		while (snd->slots[b].pending)
+		while (snd->zc_bufs[b].pending)
 			uring_reap_one(snd, rd, sd);
 }
 

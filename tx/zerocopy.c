@@ -36,12 +36,12 @@ static void setup_zerocopy(struct sender *snd)
 	if (limit != RLIM_INFINITY)
 		snd->zc_send_max = limit / 2 / page * page > page ? limit / 2 / page * page : page;
 	tx_setup_buffers(snd);
-	snd->slots = calloc(snd->depth, sizeof(*snd->slots));
-	if (!snd->slots)
+	snd->zc_bufs = calloc(snd->depth, sizeof(*snd->zc_bufs));
+	if (!snd->zc_bufs)
 		err(1, "calloc");
 }
 
-uint32_t tx_zc_overlap(const struct zc_slot *z, const struct net_zc_range *r)
+uint32_t tx_zc_overlap(const struct zc_buf *z, const struct net_zc_range *r)
 {
 	int64_t a = (int32_t)(r->lo - z->first_id), b = (int32_t)(r->hi - z->first_id);
 
@@ -65,7 +65,7 @@ static int zc_take_one(struct sender *snd)
 		return 0;
 	ids = r.hi - r.lo + 1;
 	for (unsigned i = 0; i < snd->depth; i++)
-		snd->slots[i].pending -= tx_zc_overlap(&snd->slots[i], &r);
+		snd->zc_bufs[i].pending -= tx_zc_overlap(&snd->zc_bufs[i], &r);
 	snd->zc_sends += ids;
 	if (r.copied)
 		snd->zc_copied += ids;
@@ -82,13 +82,13 @@ static int zc_take_completions(struct sender *snd)
 	return n;
 }
 
-static uint32_t zc_pending(const struct sender *snd, const struct zc_slot *z)
+static uint32_t zc_pending(const struct sender *snd, const struct zc_buf *z)
 {
 	uint32_t pending = 0;
 
 	for (unsigned i = 0; i < snd->depth; i++)
-		if (!z || z == &snd->slots[i])
-			pending += snd->slots[i].pending;
+		if (!z || z == &snd->zc_bufs[i])
+			pending += snd->zc_bufs[i].pending;
 	return pending;
 }
 
@@ -111,7 +111,7 @@ static void zc_poll(struct sender *snd, uint64_t deadline)
  * queue dry cost a failed recvmsg() a buffer, and zcc -u -m gso-zerocopy a
  * fifth more CPU than a sender that stops at the one it needs.
  */
-void tx_zc_wait(struct sender *snd, const struct zc_slot *z)
+void tx_zc_wait(struct sender *snd, const struct zc_buf *z)
 {
 	uint64_t deadline = 0;
 
@@ -187,14 +187,14 @@ static void send_data_zerocopy(struct sender *snd, int fd, const struct tx_file 
 	uint64_t refused_since = 0;
 
 	for (uint64_t at = 0; at < f->size;) {
-		struct zc_slot *z = &snd->slots[snd->next_slot];
-		char *buf = snd->bufs[snd->next_slot];
+		struct zc_buf *z = &snd->zc_bufs[snd->next_buf];
+		char *buf = snd->bufs[snd->next_buf];
 		size_t n, off = 0;
 
-		snd->next_slot = (snd->next_slot + 1) % snd->depth;
+		snd->next_buf = (snd->next_buf + 1) % snd->depth;
 		tx_zc_wait(snd, z);
 		n = tx_read_chunk(fd, buf, tx_chunk_at(snd, f, at), f, at);
-		*z = (struct zc_slot){ .first_id = snd->next_id };
+		*z = (struct zc_buf){ .first_id = snd->next_id };
 		while (off < n) {
 			size_t len = n - off < snd->zc_send_max ? n - off : snd->zc_send_max;
 			ssize_t m = send(snd->sock, buf + off, len, MSG_ZEROCOPY | MSG_NOSIGNAL);

@@ -24,20 +24,20 @@
  * -P's streams, in memory shared with zcc: each stream's sender, so that its
  * count is known however it ends, and its summary.
  */
-struct stream_slot {
+struct stream_share {
 	struct sender snd;
 	struct summary sum;
 };
 
 /*
  * What a stop signal, or zcc's exit, must stop: -P's streams and the meter's
- * soakers; and the count so far (the one stream's sender, or the slots').
+ * soakers; and the count so far (the one stream's sender, or the streams').
  * A signal handler takes no arguments: this is what it reaches.
  */
 static struct {
 	pid_t owner;
 	struct sender *const *snd;	/* the sender sending now */
-	struct stream_slot *slots;
+	struct stream_share *streams;
 	pid_t pids[MAX_STREAMS];	/* 0 once reaped */
 	volatile sig_atomic_t n_pids;
 	struct meter *meter;
@@ -84,7 +84,7 @@ static uint64_t running_sent(void)
 	uint64_t sent = running.snd ? (*running.snd)->sent : 0;
 
 	for (long i = 0; i < running.n_pids; i++)
-		sent += running.slots[i].snd.sent;
+		sent += running.streams[i].snd.sent;
 	return sent;
 }
 
@@ -137,7 +137,7 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 						   const struct start_line *line)
 {
 	static char line_buf[BUFSIZ], name[64];
-	struct stream_slot *slot = &running.slots[i];
+	struct stream_share *st = &running.streams[i];
 	sigset_t no_signals;
 
 	sigemptyset(&no_signals);
@@ -156,8 +156,8 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 	setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
 		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
-	sender_setup(&slot->snd, s);
-	run_stream(s, &slot->snd, files, n_files, line, NULL, &slot->sum);
+	sender_setup(&st->snd, s);
+	run_stream(s, &st->snd, files, n_files, line, NULL, &st->sum);
 	/* Past the atexit handlers: the soakers are the parent's. */
 	fflush(NULL);
 	_exit(0);
@@ -176,15 +176,15 @@ static void hear_from_each(const int *out, long n)
 /* A stream's figures once it is reaped: its summary, or what it sent before failing. */
 static void collect_stream(long i, int status, struct summary *sum)
 {
-	const struct stream_slot *slot = &running.slots[i];
+	const struct stream_share *st = &running.streams[i];
 
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && slot->sum.end_ns)
-		*sum = slot->sum;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && st->sum.end_ns)
+		*sum = st->sum;
 	else
-		*sum = (struct summary){ .bytes = slot->snd.sent, .failed = 1,
-					 .zc_sends = slot->snd.zc_sends,
-					 .zc_copied = slot->snd.zc_copied,
-					 .datagrams = slot->snd.datagrams, .calls = slot->snd.calls };
+		*sum = (struct summary){ .bytes = st->snd.sent, .failed = 1,
+					 .zc_sends = st->snd.zc_sends,
+					 .zc_copied = st->snd.zc_copied,
+					 .datagrams = st->snd.datagrams, .calls = st->snd.calls };
 }
 
 long run_parallel(const struct settings *s, struct meter *m, const struct tx_file *files,
@@ -200,9 +200,9 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	struct link_sample la;
 	struct netstat na, nb;
 
-	running.slots = mmap(NULL, s->streams * sizeof(*running.slots), PROT_READ | PROT_WRITE,
+	running.streams = mmap(NULL, s->streams * sizeof(*running.streams), PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (running.slots == MAP_FAILED)
+	if (running.streams == MAP_FAILED)
 		err(1, "mmap");
 	if (pipe(go) < 0)
 		err(1, "pipe");
@@ -240,7 +240,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	if (m)
 		meter_at(m, METER_FIRST_BYTE);
 	for (long i = 0; i < s->streams && !link.ifname[0]; i++)
-		link = running.slots[i].sum.link;
+		link = running.streams[i].sum.link;
 	if (link.ifname[0])
 		link_take(&link, &la);
 	if (s->json || s->tcp_line)
@@ -269,7 +269,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 		if (WIFSIGNALED(status))
 			warnx("stream %ld of %ld was killed by SIG%s after %llu bytes", i + 1, s->streams,
 			      sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?",
-			      (unsigned long long)running.slots[i].snd.sent);
+			      (unsigned long long)running.streams[i].snd.sent);
 		if (streams[i].failed) {
 			failed++;
 			continue;

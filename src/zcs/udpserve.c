@@ -112,7 +112,7 @@ static int is_it(const struct sender *d, const struct sockaddr *from, socklen_t 
 }
 
 /* FNV-1a of the address and the stream id: where a sender's probe starts. */
-static size_t slot_of(const struct server *sv, const struct sockaddr *from, socklen_t len,
+static size_t bucket_of(const struct server *sv, const struct sockaddr *from, socklen_t len,
 		      uint32_t stream)
 {
 	const unsigned char *p = (const unsigned char *)from;
@@ -130,7 +130,7 @@ static struct sender *find_sender(struct server *sv, const struct sockaddr *from
 {
 	if (sv->last && is_it(sv->last, from, len, stream))
 		return sv->last;
-	for (size_t i = slot_of(sv, from, len, stream); sv->index[i]; i = (i + 1) & sv->index_mask) {
+	for (size_t i = bucket_of(sv, from, len, stream); sv->index[i]; i = (i + 1) & sv->index_mask) {
 		struct sender *d = &sv->senders[sv->index[i] - 1];
 
 		if (is_it(d, from, len, stream))
@@ -141,17 +141,17 @@ static struct sender *find_sender(struct server *sv, const struct sockaddr *from
 
 static void index_add(struct server *sv, const struct sender *d)
 {
-	size_t i = slot_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream);
+	size_t i = bucket_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream);
 
 	while (sv->index[i])
 		i = (i + 1) & sv->index_mask;
 	sv->index[i] = d - sv->senders + 1;
 }
 
-/* Take d out, moving back the entries after it that probed past its slot (no tombstones). */
+/* Take d out, moving back the entries after it that probed past its bucket (no tombstones). */
 static void index_remove(struct server *sv, const struct sender *d)
 {
-	size_t i = slot_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream), j;
+	size_t i = bucket_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream), j;
 
 	while (sv->index[i] && sv->index[i] != d - sv->senders + 1)
 		i = (i + 1) & sv->index_mask;
@@ -160,7 +160,7 @@ static void index_remove(struct server *sv, const struct sender *d)
 	sv->index[i] = 0;
 	for (j = (i + 1) & sv->index_mask; sv->index[j]; j = (j + 1) & sv->index_mask) {
 		const struct sender *e = &sv->senders[sv->index[j] - 1];
-		size_t home = slot_of(sv, (const struct sockaddr *)&e->from, e->from_len, e->stream);
+		size_t home = bucket_of(sv, (const struct sockaddr *)&e->from, e->from_len, e->stream);
 
 		/* e may move to i unless its home lies cyclically in (i, j]. */
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
