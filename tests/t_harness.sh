@@ -65,23 +65,29 @@ test_files_run_side_by_side_and_a_test_alone_runs_alone() {
 	local f
 	tree
 	for f in s1 s2 al; do
-		printf '. "$(dirname "$0")/lib.sh"\ntest_%s() { %s echo "%s $(date +%%s%%N) $(sleep 1; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
+		printf '. "$(dirname "$0")/lib.sh"\ntest_%s() { %s echo "%s $(date +%%s%%N) $(sleep 2; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
 			"$f" "$([ "$f" = al ] && echo runs_alone\;)" "$f" "$T" >"$T/tree/tests/t_$f.sh"
 	done
+	# The two that share, alone in the run: at once.
+	env -u QUICK TESTS=t_s TEST_JOBS=3 bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || fail "run.sh failed: $(cat "$T/out" "$T/err")"
+	expect_eq "$(tail -n 1 "$T/out")" "2 passed, 0 failed" "last line"
+	expect_eq "$(overlaps s1 s2)" "s1 s2 overlap" "the tests that share the host"
+	# All three: the one alone overlaps neither.
+	: >"$T/times"
 	env -u TESTS -u QUICK TEST_JOBS=3 bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || fail "run.sh failed: $(cat "$T/out" "$T/err")"
 	expect_eq "$(tail -n 1 "$T/out")" "3 passed, 0 failed" "last line"
-	# Each pair's overlap: the later start before the earlier end.
-	expect_eq "$(awk '{ b[$1] = $2; e[$1] = $3 } END {
-		split("s1 s2|s1 al|s2 al", pairs, "|")
-		for (i = 1; i <= 3; i++) {
-			split(pairs[i], p, " ")
-			printf "%s %s %s\n", p[1], p[2], (b[p[1]] > b[p[2]] ? b[p[1]] : b[p[2]]) < (e[p[1]] < e[p[2]] ? e[p[1]] : e[p[2]]) ? "overlap" : "apart"
-		}
-	}' "$T/times")" "s1 s2 overlap
-s1 al apart
-s2 al apart" "which tests ran at once"
+	expect_eq "$(overlaps s1 al; overlaps s2 al)" "s1 al apart
+s2 al apart" "the test alone against the others"
 	env -u QUICK TEST_JOBS=x bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" && fail "TEST_JOBS=x passed"
 	expect_eq "$(cat "$T/err")" "tests/run.sh: TEST_JOBS 'x': not a number of files at once (1 or more)"
+}
+
+# overlaps A B: "A B overlap" where the tests A and B ran at once by
+# $T/times (a test's name, start and end, a line each), "A B apart" else.
+overlaps() {
+	awk -v a="$1" -v b="$2" '{ s[$1] = $2; e[$1] = $3 } END {
+		print a, b, ((s[a] > s[b] ? s[a] : s[b]) < (e[a] < e[b] ? e[a] : e[b]) ? "overlap" : "apart")
+	}' "$T/times"
 }
 
 run_tests "$@"
