@@ -8,7 +8,7 @@ MANDIR = $(PREFIX)/share/man/man1
 INSTALL ?= install
 
 # Always needed, whatever CFLAGS the user gives.
-# -iquote .: lib/, tx/ and rx/'s headers, named from the top ("lib/json.h") in src/ too.
+# -iquote .: lib/, tx/ and rx/'s headers, named from the top ("lib/json.h") in client/ and server/ too.
 ZC_CFLAGS = -std=gnu11 -D_GNU_SOURCE -iquote .
 ifeq ($(SANITIZE),1)
 ZC_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -21,12 +21,12 @@ ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 PROGS = zcs zcc cyclesoak run_rr
-# The programs' own files, a folder each for the two of several: zcc's
-# options, -P's streams, a stream's run, its report and its turns; zcs's
-# options, its two servers, the turns it follows or takes, its intervals and
-# the host's meter it shares.
-ZCC_OBJS = $(addprefix $(BUILD)/src/zcc/,zcc.o parallel.o run.o summary.o alternate.o)
-ZCS_OBJS = $(addprefix $(BUILD)/src/zcs/,zcs.o tcpserve.o followslots.o rxturns.o udpserve.o interval.o hostmeter.o)
+# Each program's file at the top, its options and main; below zcc.c,
+# client/ (-P's streams, a stream's run, its report and its turns), below
+# zcs.c, server/ (its two servers, the turns it follows or takes, its
+# intervals and the host's meter it shares).
+ZCC_OBJS = $(BUILD)/zcc.o $(addprefix $(BUILD)/client/,parallel.o run.o summary.o alternate.o)
+ZCS_OBJS = $(BUILD)/zcs.o $(addprefix $(BUILD)/server/,tcpserve.o followslots.o rxturns.o udpserve.o interval.o hostmeter.o)
 LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns schedule sysctl
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
@@ -95,8 +95,8 @@ $(BUILD)/librx.a: $(RX_OBJS)
 # modes, and test_tx and test_rx their modes, before lib/, which they use.
 zcc: $(ZCC_OBJS) $(BUILD)/libtx.a
 zcs: $(ZCS_OBJS) $(BUILD)/librx.a
-cyclesoak: $(BUILD)/src/cyclesoak.o
-run_rr: $(BUILD)/src/run_rr.o
+cyclesoak: $(BUILD)/cyclesoak.o
+run_rr: $(BUILD)/run_rr.o
 $(BUILD)/tests/test_tx: $(BUILD)/libtx.a
 $(BUILD)/tests/test_rx: $(BUILD)/librx.a
 
@@ -115,7 +115,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libzc.a
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(filter %/libtx.a %/librx.a,$^) $(BUILD)/libzc.a $(ALL_LDFLAGS)
 
 # Every object the programs link, for make layers.
-PROG_OBJS = $(ZCC_OBJS) $(ZCS_OBJS) $(BUILD)/src/cyclesoak.o $(BUILD)/src/run_rr.o \
+PROG_OBJS = $(ZCC_OBJS) $(ZCS_OBJS) $(BUILD)/cyclesoak.o $(BUILD)/run_rr.o \
 	$(TX_OBJS) $(RX_OBJS) $(LIB_OBJS)
 
 # No circle among the objects, as the linker sees them: a lower file never calls the file above.

@@ -28,7 +28,7 @@
 #include "lib/proto.h"
 #include "lib/timing.h"
 #include "lib/units.h"
-#include "zcc.h"
+#include "client/zcc.h"
 
 /* -W: how long zcs may take, in all, to close after the last byte, by default. */
 #define DEFAULT_CLOSE_WAIT_SECS 60
