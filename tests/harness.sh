@@ -69,11 +69,10 @@ expect_match() {
 # host to itself: the host's meter (cyclesoak, a calibration, zcc's and
 # zcs's -c and -C, the benchmark scripts, which meter, a fleet), whose tare
 # and soakers need the CPU time no one else takes, and which is one at a
-# time on the host; a
-# figure judged against a known one (quiet_or_skip, a known load,
-# runs_alone); or a setting every process on the host sees (a write to
-# /proc/sys). Under tests/run.sh's files side by side, such a test runs
-# alone, and the others share the host.
+# time on the host; a figure judged against a known one (quiet_or_skip, a
+# known load, runs_alone); or a setting every process on the host sees (a
+# write to /proc/sys). Under tests/run.sh's files side by side, such a test
+# runs alone, and the others share the host.
 ALONE_WORDS='quiet_or_skip|runs_alone|calibrate_here|own_calibration|/loadgen"|>[[:space:]]*/proc/sys/|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-matrix|zc-fleet|zc-settings|known-change|known-difference|observer-effect|meter-gap|compare-iperf3|small-writes)|(/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -[cC]( |;|$)'
 
 # alone_tests: the tests of this file that need the host to themselves, a
@@ -106,14 +105,20 @@ alone_tests() {
 # the host: the whole of it for a test in $ALONE, a share otherwise. The
 # gate in front, held only while taking the room, keeps a test that waits
 # for the whole host from being passed for ever by those that share it.
+# Every holder is a test under TEST_TIMEOUT, so the wait ends; ROOM_WAIT
+# (1800 s) bounds it all the same: 1 if it ran out.
+ROOM_WAIT=${ROOM_WAIT:-1800}
 enter_room() {
 	[ -n "${ZC_CHECK_ROOM:-}" ] || return 0
 	exec {GATE_FD}>>"$ZC_CHECK_ROOM.gate" {ROOM_FD}>>"$ZC_CHECK_ROOM"
-	flock "$GATE_FD"
+	if ! flock -w "$ROOM_WAIT" "$GATE_FD"; then
+		exec {GATE_FD}>&- {ROOM_FD}>&-
+		return 1
+	fi
 	case "$ALONE" in
-	*" $1 "*) flock "$ROOM_FD" ;;
-	*) flock -s "$ROOM_FD" ;;
-	esac
+	*" $1 "*) flock -w "$ROOM_WAIT" "$ROOM_FD" ;;
+	*) flock -s -w "$ROOM_WAIT" "$ROOM_FD" ;;
+	esac || { exec {GATE_FD}>&- {ROOM_FD}>&-; return 1; }
 	exec {GATE_FD}>&-
 }
 
@@ -138,7 +143,10 @@ run_tests() {
 	fi
 	ALONE=" $(alone_tests | tr '\n' ' ') "
 	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
-		enter_room "$name"
+		if ! enter_room "$name"; then
+			echo "FAIL $(basename "$0"): $name: waited $ROOM_WAIT s in vain for the host (tests/run.sh's room)"
+			continue
+		fi
 		began=$SECONDS
 		# The test does not hold the room: what it leaves running cannot keep it.
 		if [ -n "${ZC_CHECK_ROOM:-}" ]; then

@@ -82,6 +82,22 @@ s2 al apart" "the test alone against the others"
 	expect_eq "$(cat "$T/err")" "tests/run.sh: TEST_JOBS 'x': not a number of files at once (1 or more)"
 }
 
+# A test that cannot have the host within ROOM_WAIT fails, saying so, and
+# the file goes on to the next.
+test_a_test_that_waits_in_vain_for_the_host_fails_saying_so() {
+	local holder
+	tree
+	printf '. "$(dirname "$0")/lib.sh"\ntest_meters() { runs_alone; }\ntest_shares() { true; }\nrun_tests "$@"\n' >"$T/tree/tests/t_w.sh"
+	: >"$T/room"
+	flock -s "$T/room" sleep 30 &
+	holder=$!
+	started "$holder"
+	wait_until 5 eval '! flock -n "$T/room" true' || fail "the room was not taken"
+	ZC_CHECK_ROOM=$T/room ROOM_WAIT=1 bash "$T/tree/tests/t_w.sh" >"$T/out" 2>&1
+	expect_eq "$(cat "$T/out")" "FAIL t_w.sh: test_meters: waited 1 s in vain for the host (tests/run.sh's room)
+ok t_w.sh: test_shares" "the lines"
+}
+
 # overlaps A B: "A B overlap" where the tests A and B ran at once by
 # $T/times (a test's name, start and end, a line each), "A B apart" else.
 overlaps() {
