@@ -201,14 +201,8 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 		json_int(&j, "failed_streams", failed);
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
-	if (sum->metered)
-		meter_json(&j, m, &sum->fig, -1);
-	else
-		json_null(&j, "meter");
-	if (sum->linked)
-		link_json(&j, &sum->link, &sum->link_fig);
-	else
-		json_null(&j, "link");
+	meter_json(&j, m, sum->metered ? &sum->fig : NULL, -1);
+	link_json(&j, &sum->link, sum->linked ? &sum->link_fig : NULL);
 	if (!s->datagram)
 		netstat_json(&j, &sum->host);
 	else

@@ -290,6 +290,10 @@ void link_print(FILE *out, const struct link *l, const struct link_figures *f)
 
 void link_json(struct json *j, const struct link *l, const struct link_figures *f)
 {
+	if (!f) {
+		json_null(j, "link");
+		return;
+	}
 	json_object(j, "link");
 	json_string(j, "interface", l->ifname);
 	json_uint(j, "rx_packets", f->rx_packets);

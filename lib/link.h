@@ -68,7 +68,8 @@ void link_print(FILE *out, const struct link *l, const struct link_figures *f);
 /*
  * -J's "link" object: interface, rx_packets, tx_packets, rx_pps, tx_pps,
  * rx_bytes, tx_bytes, rx_bytes_per_packet and tx_bytes_per_packet (null with
- * no packets), interrupts, ints_per_sec and counted ("irqs" or "softirqs").
+ * no packets), interrupts, ints_per_sec and counted ("irqs" or "softirqs");
+ * null without figures (f NULL: the link was not counted).
  */
 void link_json(struct json *j, const struct link *l, const struct link_figures *f);
 

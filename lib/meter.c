@@ -229,6 +229,10 @@ void meter_print(FILE *out, const struct soak_figures *f)
 
 void meter_json(struct json *j, const struct meter *m, const struct soak_figures *f, int shared)
 {
+	if (!f) {
+		json_null(j, "meter");
+		return;
+	}
 	json_object(j, "meter");
 	json_int(j, "cpus", m->soak.n_cpus);
 	json_int(j, "tare_ms", m->ref.tared ? m->tare_ms : 0);

@@ -87,7 +87,7 @@ void meter_print(FILE *out, const struct soak_figures *f);
 /*
  * The figures as -J's "meter" object: cpus, tare_ms, seconds, load_pct,
  * demand_us_per_kb, kernel_pct, time_lost_pct, slowdown_pct and note; and
- * shared, unless it is below 0.
+ * shared, unless it is below 0; null without figures (f NULL: no meter).
  */
 void meter_json(struct json *j, const struct meter *m, const struct soak_figures *f, int shared);
 

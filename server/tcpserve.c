@@ -214,14 +214,8 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_ratio(&j, "bytes_per_read", bytes, c->reads, 1);
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
-	if (fig)
-		meter_json(&j, &hm->m, fig, c->arr.shared);
-	else
-		json_null(&j, "meter");
-	if (c->arr.linked)
-		link_json(&j, &c->arr.link, &c->link_fig);
-	else
-		json_null(&j, "link");
+	meter_json(&j, fig ? &hm->m : NULL, fig, c->arr.shared);
+	link_json(&j, &c->arr.link, c->arr.linked ? &c->link_fig : NULL);
 	netstat_json(&j, &c->host);
 	if (c->follow.answered)
 		follow_json(&c->follow, &j);

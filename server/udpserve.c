@@ -385,14 +385,8 @@ static void print_summary_json(const struct server *sv, const struct sender *d,
 	json_bool(&j, "idle_closed", d->idle_closed);
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
-	if (fig)
-		meter_json(&j, &sv->hm->m, fig, d->shared);
-	else
-		json_null(&j, "meter");
-	if (d->linked)
-		link_json(&j, &d->link, &d->link_fig);
-	else
-		json_null(&j, "link");
+	meter_json(&j, fig ? &sv->hm->m : NULL, fig, d->shared);
+	link_json(&j, &d->link, d->linked ? &d->link_fig : NULL);
 	json_null(&j, "netstat");
 	json_null(&j, "turns");
 	json_end(&j);
