@@ -10,6 +10,8 @@
 # and the build, and defines bench_on_exit if it has more to undo on exit.
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The checkout this library is in: its programs and lib/.
+BENCH_ROOT=$(dirname "$BENCH_DIR")
 STATS_AWK=$(cat "$BENCH_DIR/stats.awk")$'\n'
 RUNS_AWK=$(cat "$BENCH_DIR/runs.awk")$'\n'
 JSON_AWK=$(cat "$BENCH_DIR/json.awk")$'\n'
@@ -116,10 +118,9 @@ bench_cleanup() {
 # bench_mark NAME: the value of a mark the programs judge by, read from
 # lib/marks.h.
 bench_mark() {
-	local root v
-	root=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-	v=$(sed -n "s/^#define $1 \([0-9.]*\)\$/\1/p" "$root/lib/marks.h")
-	[ -n "$v" ] || { echo "bench-lib.sh: no mark $1 in $root/lib/marks.h" >&2; return 1; }
+	local v
+	v=$(sed -n "s/^#define $1 \([0-9.]*\)\$/\1/p" "$BENCH_ROOT/lib/marks.h")
+	[ -n "$v" ] || { echo "bench-lib.sh: no mark $1 in $BENCH_ROOT/lib/marks.h" >&2; return 1; }
 	# As a person writes it: 95, not 95.0.
 	awk -v v="$v" 'BEGIN { print v + 0 }'
 }
@@ -129,10 +130,8 @@ bench_mark() {
 # the programs' tables (tx/, rx/), written down nowhere else. The program is
 # built first where it is not.
 bench_modes() {
-	local root
-	root=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-	[ -x "$root/$1" ] || ROOT=$root bench_make "$1" >&2 || return 1
-	"$root/$1" ${2:+"$2"} -m '?' | paste -sd, -
+	[ -x "$BENCH_ROOT/$1" ] || ROOT=$BENCH_ROOT bench_make "$1" >&2 || return 1
+	"$BENCH_ROOT/$1" ${2:+"$2"} -m '?' | paste -sd, -
 }
 
 # bench_mode_lists: BENCH_SEND_MODES, BENCH_RECV_MODES and the datagram
