@@ -110,15 +110,13 @@ alone_tests() {
 ROOM_WAIT=${ROOM_WAIT:-1800}
 enter_room() {
 	[ -n "${ZC_CHECK_ROOM:-}" ] || return 0
+	local how=-s
+	case "$ALONE" in *" $1 "*) how=-x ;; esac
 	exec {GATE_FD}>>"$ZC_CHECK_ROOM.gate" {ROOM_FD}>>"$ZC_CHECK_ROOM"
-	if ! flock -w "$ROOM_WAIT" "$GATE_FD"; then
+	if ! flock -w "$ROOM_WAIT" "$GATE_FD" || ! flock "$how" -w "$ROOM_WAIT" "$ROOM_FD"; then
 		exec {GATE_FD}>&- {ROOM_FD}>&-
 		return 1
 	fi
-	case "$ALONE" in
-	*" $1 "*) flock -w "$ROOM_WAIT" "$ROOM_FD" ;;
-	*) flock -s -w "$ROOM_WAIT" "$ROOM_FD" ;;
-	esac || { exec {GATE_FD}>&- {ROOM_FD}>&-; return 1; }
 	exec {GATE_FD}>&-
 }
 

@@ -3,11 +3,16 @@
 # make check-quick runs this file.
 . "$(dirname "$0")/lib.sh"
 
-test_a_test_file_that_dies_or_runs_nothing_fails_the_run() {
-	local rc=0
+# tree: a copy of run.sh and what it needs in $T/tree, with no test file.
+tree() {
 	mkdir -p "$T/tree/tests" "$T/tree/scripts"
 	cp "$ROOT/tests/run.sh" "$ROOT/tests/lib.sh" "$ROOT/tests/harness.sh" "$T/tree/tests/"
 	cp "$ROOT/scripts/bench-lib.sh" "$ROOT"/scripts/*.awk "$T/tree/scripts/"
+}
+
+test_a_test_file_that_dies_or_runs_nothing_fails_the_run() {
+	local rc=0
+	tree
 	printf '. "$(dirname "$0")/lib.sh"\ntest_passes() { true; }\nrun_tests "$@"\n' >"$T/tree/tests/t_good.sh"
 	printf '. "$(dirname "$0")/lib.sh"\ntest_x() { true; }\nif then\n' >"$T/tree/tests/t_broken.sh"
 	printf '. "$(dirname "$0")/lib.sh"\nrun_tests "$@"\n' >"$T/tree/tests/t_empty.sh"
@@ -22,13 +27,6 @@ ok t_good.sh: test_passes" "result lines"
 	expect_eq "$(tail -n 1 "$T/out")" "1 passed, 3 failed" "last line"
 	expect_eq "$(grep -v -e '^tests/t_broken.sh: line 3: ' -e 'no-such-helper.sh' -e 'run_tests: command not found' "$T/err")" "" \
 		"stderr beyond the broken files' own errors"
-}
-
-# tree: a copy of run.sh and what it needs in $T/tree, with no test file.
-tree() {
-	mkdir -p "$T/tree/tests" "$T/tree/scripts"
-	cp "$ROOT/tests/run.sh" "$ROOT/tests/lib.sh" "$ROOT/tests/harness.sh" "$T/tree/tests/"
-	cp "$ROOT/scripts/bench-lib.sh" "$ROOT"/scripts/*.awk "$T/tree/scripts/"
 }
 
 # A test that needs the host to itself is one whose code, or a function it
