@@ -107,8 +107,6 @@ test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
 # The same seed runs the cells in the same order; the order is shuffled.
 test_seed_repeats_the_order_of_the_cells() {
 	local first
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	# Only the order counts here: the tares can be short.
 	matrix --modes sendfile,send,write --bufsizes 4096,8192 --placements none --rounds 1 --loops 2 --seed 11 --tare-ms 50
 	first=$(grep '^# .*/zcc -J -m' "$T/table" | sed 's/ -p [0-9]*//')
@@ -122,8 +120,6 @@ test_seed_repeats_the_order_of_the_cells() {
 # --width adds rounds until every demand interval is narrow enough, or says
 # which cells it gave up on.
 test_width_adds_rounds_and_names_what_did_not_converge() {
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	matrix --modes sendfile --placements none --rounds 2 --width 1 --max-rounds 3 --loops 5
 	# Two rounds can agree within 1%: then the cell converged.
 	if grep -qx '# 2 rounds; each figure is the median of the rounds and its interval (min-max)' "$T/table"; then
@@ -146,8 +142,6 @@ test_width_adds_rounds_and_names_what_did_not_converge() {
 # verdict group of its own; --mss reaches zcc.
 test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 	local modes=splice,zerocopy,uring-zc n
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	"$ROOT/zcc" -m uring-zc -s 127.0.0.1 -p "$(free_port)" /dev/null 2>&1 | grep -q -- '-m uring-zc: ' &&
 		modes=splice,zerocopy
 	n=$(echo "$modes" | tr ',' '\n' | wc -l)
@@ -174,8 +168,6 @@ test_matrix_counts_the_kernels_copies_and_runs_each_receive_mode() {
 }
 
 test_matrix_sends_given_files_and_places_processes() {
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	make_files "$T/f"
 	matrix --modes sendfile --files "$T/f" --loops 300 --placements same --rounds 1
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 1 "table rows"
@@ -195,8 +187,6 @@ expect_receiver_figures() {
 }
 
 test_matrix_netns_runs_across_a_veth_pair() {
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
@@ -240,8 +230,6 @@ test_matrix_netns_from_a_directory_with_shell_in_its_name() {
 # namespaces and its scratch directory, since its pid is gone, and says so.
 test_matrix_removes_what_a_killed_run_left() {
 	local pid left k
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
@@ -279,8 +267,6 @@ test_matrix_removes_what_a_killed_run_left() {
 # nothing of it left running, and the rounds measured reported.
 test_matrix_stops_within_a_second_of_SIGTERM() {
 	local pid began took
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	cd "$T"
 	setsid bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --modes sendfile \
 		--placements none --rounds 1000 --loops 200 --out "$T/out1" >"$T/t1" 2>"$T/e1" &
@@ -328,8 +314,6 @@ test_matrix_checks_files_out_host_and_remote_before_the_meter() {
 # and lived on in a namespace whose name was gone.
 test_matrix_netns_stops_everything_on_SIGTERM_and_SIGINT() {
 	local pid sig
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
@@ -513,8 +497,6 @@ test_matrix_remote_over_ssh() {
 # host's; with the offloads switched (root and ethtool), the no xsum/SG rows.
 test_matrix_table_2001_prints_the_2001_layout() {
 	local fig='[0-9]+\.[0-9]%' rows=3 usage
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
@@ -538,8 +520,6 @@ test_matrix_table_2001_prints_the_2001_layout() {
 # puts the interface back as it was, also when the run is stopped.
 test_matrix_offload_switches_records_and_restores() {
 	local before pid
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	[ "$(id -u)" = 0 ] || skip "--offload needs root"
 	command -v ethtool >/dev/null || skip "ethtool is not installed (apt-get install ethtool)"
 	two_hosts
@@ -584,8 +564,6 @@ test_matrix_offload_switches_records_and_restores() {
 # exactly what zc-matrix printed after its runs, and the runner said where it
 # was, cell by cell.
 test_report_of_a_saved_runs_csv_is_the_runners_own() {
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	matrix --modes sendfile,send --bufsizes 4096 --placements none --rounds 2 --loops 5
 	expect_eq "$(grep -c '^# round [12] of 2, cell [1-2] of 2, ' "$T/table")" 4 "progress lines: $(cat "$T/table")"
 	grep -qx '# round 1 of 2, cell 1 of 2, time left unknown' "$T/table" || fail "no first progress line"
@@ -686,8 +664,6 @@ test_observer_effect_prints_a_row_per_configuration() {
 # says the rate first and ranks by demand with the load beside it.
 test_matrix_rate_paces_every_cell_and_says_the_rate() {
 	local block
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	matrix --modes sendfile,send --placements none --rate-rounds 2 --loops 40 --rate 64m --rate-secs 0.3 --seed 3 "${PACED_METER[@]}"
 	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -t 0.3' "$T/table" ||
 		fail "no line of the pace: $(cat "$T/table")"
@@ -717,8 +693,6 @@ test_matrix_rate_paces_every_cell_and_says_the_rate() {
 # report has both sections, full speed first, each with its own rounds.
 test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 	local want
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	matrix --modes sendfile,send --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate auto --rate-secs 0.3 "${PACED_METER[@]}"
 	want=$(awk -F, 'NR > 1 && $28 == "" && (min == "" || $6 < min) { min = $6 }
 		END { printf "%d", min * 1e6 * 20 / 100 / 1048576 }' "$T/out/zc-matrix-runs.csv")
@@ -740,8 +714,6 @@ test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 # each rate comes from them, not from the rounds.
 test_matrix_turns_give_the_verdict_at_each_rate() {
 	local rate
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	matrix --modes sendfile,write --placements none --rounds 1 --rate-rounds 1 --loops 3 --rate auto \
 		--rate-secs 0.2 "${PACED_METER[@]}" --turns 1 --slot-ms 50 --rate-slot-ms 30
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-turns.csv")" "$TURNS_HEADER"
@@ -836,8 +808,6 @@ test_a_report_reads_its_own_runs_turns_and_a_run_its_own_directory() {
 # and a verdict for each receive mode; both ends counted every datagram.
 test_matrix_proto_udp_tables_the_datagram_modes() {
 	local block
-	# A calibration to meter with: the matrix makes none of its own.
-	calibrate_here
 	# One receive mode: the TCP tables' test runs several, and each cell
 	# costs about a second here.
 	matrix --proto udp --udp-modes sendmsg,gso --udp-recv gro --dgram-sizes 1472,9000 --placements none \
