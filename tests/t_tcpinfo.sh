@@ -71,8 +71,6 @@ test_a_slow_receiver_limits_the_sender_by_its_window() {
 # at full speed over loopback, the sender itself or the congestion window
 # (the window and the send buffer limited it less than 20% here).
 test_I_says_what_held_the_stream_back() {
-	# Paced at 20 MiB/s, which a sanitized zcc beside other tests missed (63%).
-	runs_alone
 	make_files "$T/f"
 	start_zcs
 	"$ROOT/zcc" -I -R 20m -t 1 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -I -R failed"
