@@ -33,8 +33,9 @@ int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *
 	int ret = 0;
 
 	while (off < len) {
-		ssize_t n = io == NET_IO_SEND ? send(fd, p + off, len - off, MSG_NOSIGNAL)
-					      : write(fd, p + off, len - off);
+		ssize_t n = io == NET_IO_WRITE ? write(fd, p + off, len - off)
+					       : send(fd, p + off, len - off,
+						      MSG_NOSIGNAL | (io == NET_IO_SEND_MORE ? MSG_MORE : 0));
 
 		if (n < 0) {
 			if (errno == EINTR)

@@ -208,14 +208,13 @@ void net_splice_pipe(int fds[2], long bytes);
 /* "addr port N" for messages. */
 void net_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t size);
 
-/* How bytes reach the socket: write(), or send() (with MSG_NOSIGNAL). */
-enum net_io { NET_IO_WRITE, NET_IO_SEND };
-
 /*
- * Write all len bytes, retrying after EINTR and short writes. Returns 0, or -1
- * with errno set; *done is the count written either way, and *calls (unless
- * NULL) goes up by the calls that wrote some.
+ * How bytes reach the socket: write(), or send() (with MSG_NOSIGNAL); or
+ * send() with MSG_MORE too, for bytes that more bytes follow at once: TCP
+ * holds them back to go out in one segment with what follows.
  */
+enum net_io { NET_IO_WRITE, NET_IO_SEND, NET_IO_SEND_MORE };
+
 /* -D and -Q on a connected TCP socket (zcs: each one accepted). */
 void net_set_tcp_flags(int fd, const struct net_sockopts *opts);
 /* TCP_QUICKACK again: the kernel leaves quick-ACK mode on its own. */
@@ -233,6 +232,11 @@ int net_exchange_ask(int fd, long wait_secs, char *why, size_t why_len);
  */
 int net_exchange_answer(int fd, long wait_ms);
 
+/*
+ * Write all len bytes, retrying after EINTR and short writes. Returns 0, or -1
+ * with errno set; *done is the count written either way, and *calls (unless
+ * NULL) goes up by the calls that wrote some.
+ */
 int net_write_full(int fd, enum net_io io, const void *buf, size_t len, size_t *done, uint64_t *calls);
 
 #endif

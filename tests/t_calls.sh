@@ -81,6 +81,28 @@ test_D_and_Q_set_nodelay_and_quickack() {
 	usage_error zcs "zcs: -Q is for TCP: -u has no connection" -u -Q
 }
 
+# A file's length goes with MSG_MORE where its data follows by the socket
+# (not an empty file's): the loop count, the file count and the empty file's
+# length without it, the 1000-byte file's with it. -m write writes it.
+test_a_files_length_is_sent_with_MSG_MORE_ahead_of_its_data() {
+	local mode
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	: >"$T/empty"
+	head -c 1000 /dev/urandom >"$T/file"
+	start_zcs
+	for mode in sendfile send splice zerocopy memory; do
+		strace -qq -e trace=sendto,write -o "$T/trace" "$ROOT/zcc" -m "$mode" -s 127.0.0.1 -p "$PORT" \
+			"$T/empty" "$T/file" >/dev/null || fail "zcc -m $mode failed"
+		expect_eq "$(awk -F', ' '/^sendto\(.*, 4, / { printf "%s ", $4 }' "$T/trace")" \
+			"MSG_NOSIGNAL MSG_NOSIGNAL MSG_NOSIGNAL MSG_NOSIGNAL|MSG_MORE " "-m $mode's 4-byte sends: $(cat "$T/trace")"
+	done
+	strace -qq -e trace=sendto,write -o "$T/trace" "$ROOT/zcc" -m write -s 127.0.0.1 -p "$PORT" \
+		"$T/empty" "$T/file" >/dev/null || fail "zcc -m write failed"
+	expect_eq "$(grep -c -E '^write\([0-9]+, ".*", 4\) += 4$' "$T/trace") $(grep -c '^sendto' "$T/trace")" "4 0" \
+		"-m write's 4-byte writes: $(cat "$T/trace")"
+}
+
 # zcc -E: 4 bytes each way before the stream, which zcs counts apart (the
 # stream's bytes are the same with it and without), says in -J, and answers
 # only as a stream's first 4 bytes.

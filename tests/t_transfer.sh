@@ -57,6 +57,56 @@ test_write_stream_matches_independent_encoding() {
 	check_stream_matches_independent_encoding -S -w -b 4k
 }
 
+# zcc opens each file once for the stream: 7 files sent 3 times, 14 opens
+# (7 to check them before connecting, 7 for the stream; opened each time
+# they were 28), in the modes that read at an offset and in sendfile's.
+test_each_file_is_opened_once_for_the_stream() {
+	local args
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	make_files "$T/f"
+	for args in "-m sendfile" "-m send -b 1000" "-m splice -b 4k"; do
+		ZCC_WRAP="strace -qq -e trace=openat,open -o $T/trace" stream_matches_encoding 3 "$T/f" $args
+		expect_eq "$(grep -c "\"$T/f/" "$T/trace")" 14 "zcc $args: its opens of the files: $(cat "$T/trace")"
+	done
+}
+
+# Out of descriptors, zcc keeps none open and opens each file as it sends
+# it: 7 files and 4 descriptors to spare, every byte in order.
+test_a_stream_with_few_descriptors_opens_each_file_as_it_goes() {
+	make_files "$T/f"
+	ZCC_WRAP="prlimit --nofile=8:8" stream_matches_encoding 2 "$T/f"
+	ZCC_WRAP="prlimit --nofile=8:8" stream_matches_encoding 2 "$T/f" -m send -b 4k
+}
+
+# A file renamed over while the loop before is being sent goes out as it
+# is now in the next loop: its new length and its new bytes.
+check_renamed_over_is_sent_anew() {
+	local rc=0
+	start_slow_capture
+	cp "$T/file" "$T/old"
+	head -c 3000000 /dev/urandom >"$T/new"
+	"$ROOT/zcc" -o 4096 -n 2 -s 127.0.0.1 -p "$CAPTURE_PORT" "$@" "$T/file" >"$T/out" 2>"$T/err" &
+	local zcc=$!
+	started "$zcc"
+	sleep 0.3
+	mv "$T/new" "$T/file"
+	wait "$zcc" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "0:" "zcc $*"
+	await_capture
+	{ u32be 2; u32be 1; u32be 4194304; cat "$T/old"; u32be 1; u32be 3000000; cat "$T/file"; } >"$T/want"
+	cmp "$T/want" "$T/wire" >"$T/cmp" 2>&1 || fail "zcc $*: not the old file then the new: $(cat "$T/cmp")"
+	rm -f "$T/wire"
+}
+
+test_a_file_renamed_over_is_sent_anew_in_sendfile_mode() {
+	check_renamed_over_is_sent_anew
+}
+
+test_a_file_renamed_over_is_sent_anew_in_send_mode() {
+	check_renamed_over_is_sent_anew -S
+}
+
 # What a 2001 zcc puts on the wire, built by printf, is received complete.
 test_zcs_accepts_independently_encoded_stream() {
 	make_files "$T/f"
@@ -92,8 +142,9 @@ test_zcs_prints_rate_every_interval() {
 	expect_match "$(zcs_summaries)" "^received 112 bytes in 2\\.[5-9][0-9]{2} s, 0 kbytes/sec$CPU_TIMES\$"
 }
 
-# The default chunk, traced: zcc -S reads and sends 1 MiB at a time, the last
-# read asks for what is left of the file, and zcs reads 1 MiB at a time.
+# The default chunk, traced: zcc -S reads (pread, at each chunk's offset) and
+# sends 1 MiB at a time, the last read asks for what is left of the file, and
+# zcs reads 1 MiB at a time.
 test_default_chunk_is_one_mib() {
 	local fd sizes
 	command -v strace >/dev/null || skip "strace is not installed"
@@ -104,13 +155,14 @@ test_default_chunk_is_one_mib() {
 	strace -f -e trace=read -e signal=none -o "$T/zcs.trace" -p "$ZCS_PID" 2>"$T/strace.err" &
 	started $!
 	wait_until 5 grep -q attached "$T/strace.err" || fail "strace did not attach to zcs"
-	strace -e trace=openat,read,sendto -e signal=none -o "$T/zcc.trace" \
+	strace -e trace=openat,pread64,sendto -e signal=none -o "$T/zcc.trace" \
 		"$ROOT/zcc" -S -p "$PORT" -s 127.0.0.1 "$T/big" >/dev/null
 	wait_summaries 1
 	fd=$(grep -F "\"$T/big\"" "$T/zcc.trace" | grep -o '= [0-9]*$' | tail -n 1 | tr -d '= ')
 	[ -n "$fd" ] || fail "no open of the file in zcc's trace"
-	sizes=$(grep "^read($fd, " "$T/zcc.trace" | sed -E 's/.*, ([0-9]+)\) += ([0-9]+)$/\1:\2/' | tr '\n' ' ')
-	expect_eq "$sizes" "1048576:1048576 1048576:1048576 402848:402848 " "zcc read() sizes, asked:got"
+	sizes=$(grep "^pread64($fd, " "$T/zcc.trace" | sed -E 's/.*, ([0-9]+), ([0-9]+)\) += ([0-9]+)$/\1@\2:\3/' | tr '\n' ' ')
+	expect_eq "$sizes" "1048576@0:1048576 1048576@1048576:1048576 402848@2097152:402848 " \
+		"zcc pread() sizes and offsets, asked@offset:got"
 	expect_eq "$(grep -c -E '^sendto\([0-9]+, .*, 1048576, [A-Z_0-9|]+, NULL, 0\) += 1048576$' "$T/zcc.trace")" 2 "1 MiB sends"
 	grep -E ' read\(' "$T/zcs.trace" >"$T/zcs.reads" || fail "no reads in zcs's trace"
 	grep -v -q -E ', 1048576\) += [0-9]+$' "$T/zcs.reads" &&

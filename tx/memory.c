@@ -20,7 +20,7 @@ static void load_files(struct sender *snd, const struct tx_file *files, size_t n
 		err(1, "calloc");
 	for (size_t i = 0; i < n_files; i++) {
 		struct tx_file now;
-		int fd = tx_open_file(&files[i], &now);
+		int fd = tx_open_file(snd, &files[i], &now);
 		size_t room = ((size_t)now.size + 4095) / 4096 * 4096;
 
 		if (posix_memalign((void **)&snd->mem[i], 4096, room ? room : 4096) != 0)
@@ -28,7 +28,7 @@ static void load_files(struct sender *snd, const struct tx_file *files, size_t n
 			     files[i].path, (unsigned long long)now.size);
 		for (uint64_t at = 0; at < now.size;)
 			at += tx_read_chunk(fd, snd->mem[i] + at, now.size - at, &now, at);
-		tx_close_file(fd, &now);
+		tx_close_file(snd, &files[i], fd, &now);
 		snd->mem_sizes[i] = now.size;
 	}
 	snd->n_mem = n_files;

@@ -72,7 +72,7 @@ void tx_sender_setup(struct sender *snd, const struct send_mode *mode, const str
 				.mode = mode, .bufsize = c->bufsize,
 				.depth = mode->queued ? c->depth : 1, .wait_secs = c->wait_secs,
 				.dgram_bytes = mode->datagram ? c->dgram_bytes : 0, .rate = c->rate,
-				.debug = c->debug };
+				.debug = c->debug, .kept_of = c->files, .n_kept = c->n_files, .keeps = 1 };
 	if (mode->setup)
 		mode->setup(snd);
 	if (mode->load)
@@ -154,14 +154,34 @@ void tx_die_shrunk(const struct tx_file *f, uint64_t at)
 	     (unsigned long long)at, (unsigned long long)f->size);
 }
 
-void tx_send_bytes(struct sender *snd, const void *buf, size_t len)
+static void send_bytes_as(struct sender *snd, enum net_io io, const void *buf, size_t len)
 {
 	size_t done;
-	int rc = net_write_full(snd->sock, snd->mode->io, buf, len, &done, &snd->calls);
+	int rc = net_write_full(snd->sock, io, buf, len, &done, &snd->calls);
 
 	snd->sent += done;
 	if (rc < 0)
-		tx_die_sending(snd, snd->mode->io == NET_IO_WRITE ? "write" : "send");
+		tx_die_sending(snd, io == NET_IO_WRITE ? "write" : "send");
+}
+
+void tx_send_bytes(struct sender *snd, const void *buf, size_t len)
+{
+	send_bytes_as(snd, snd->mode->io, buf, len);
+}
+
+/*
+ * A file's length: where the mode sends with send(), with MSG_MORE ahead of
+ * data, so that the 4 bytes go in the data's first segment rather than
+ * trying to go alone (zcc -D sent each in a segment of its own). write()
+ * has no flags: -m write's lengths are written as in 2001.
+ */
+void tx_send_length(struct sender *snd, uint64_t size)
+{
+	unsigned char b[PROTO_U32_BYTES];
+
+	proto_put_u32(b, size);
+	send_bytes_as(snd, snd->mode->io == NET_IO_SEND && size > 0 ? NET_IO_SEND_MORE : snd->mode->io,
+		      b, sizeof(b));
 }
 
 /* read() of a chunk, or the end of the run if the file is shorter than it was. */
@@ -169,7 +189,7 @@ size_t tx_read_chunk(int fd, char *buf, size_t len, const struct tx_file *f, uin
 {
 	ssize_t n;
 
-	while ((n = read(fd, buf, len)) < 0 && errno == EINTR)
+	while ((n = pread(fd, buf, len, at)) < 0 && errno == EINTR)
 		;
 	if (n < 0)
 		err(1, "read %s", f->path);
@@ -194,7 +214,17 @@ void tx_setup_buffers(struct sender *snd)
 			errx(1, "cannot allocate %u buffers of %zu bytes", snd->depth, snd->bufsize);
 }
 
-/* Whatever the mode set up, and the socket. */
+/* The files kept open, closed. */
+static void forget_files(struct sender *snd)
+{
+	for (size_t k = 0; snd->kept_fds && k < snd->n_kept; k++)
+		if (snd->kept_fds[k] >= 0)
+			close(snd->kept_fds[k]);
+	free(snd->kept_fds);
+	snd->kept_fds = NULL;
+}
+
+/* Whatever the mode set up, the files kept open, and the socket. */
 void tx_sender_close(struct sender *snd)
 {
 	if (snd->mode->unload)
@@ -210,31 +240,78 @@ void tx_sender_close(struct sender *snd)
 	for (int i = 0; i < 2; i++)
 		if (snd->pipe[i] >= 0)
 			close(snd->pipe[i]);
+	forget_files(snd);
 	close(snd->sock);
 }
 
-int tx_open_file(const struct tx_file *f, struct tx_file *now)
+/* The file's size as it is now, ending the run if it is no longer a file zcc can send. */
+static struct stat file_now(int fd, const struct tx_file *f)
 {
 	struct stat st;
-	int fd = open(f->path, TX_OPEN_FLAGS);
 
-	if (fd < 0)
-		err(1, "open %s", f->path);
 	if (fstat(fd, &st) < 0)
 		err(1, "fstat %s", f->path);
 	if (!S_ISREG(st.st_mode))
 		errx(1, "%s: no longer a regular file", f->path);
-	if (fcntl(fd, F_SETFL, O_RDONLY) < 0)
-		err(1, "fcntl %s", f->path);
 	if ((uint64_t)st.st_size > UINT32_MAX)
 		errx(1, "%s: grew to %lld bytes, too large for the protocol", f->path,
 		     (long long)st.st_size);
+	return st;
+}
+
+/* The slot in kept_fds of a file of the set, or NULL for one not of it or none kept. */
+static int *kept_slot(struct sender *snd, const struct tx_file *f)
+{
+	size_t i = f - snd->kept_of;
+
+	if (!snd->keeps || !snd->kept_of || f < snd->kept_of || i >= snd->n_kept)
+		return NULL;
+	if (!snd->kept_fds) {
+		snd->kept_fds = malloc(snd->n_kept * sizeof(*snd->kept_fds));
+		if (!snd->kept_fds)
+			err(1, "malloc");
+		for (size_t k = 0; k < snd->n_kept; k++)
+			snd->kept_fds[k] = -1;
+	}
+	return &snd->kept_fds[i];
+}
+
+int tx_open_file(struct sender *snd, const struct tx_file *f, struct tx_file *now)
+{
+	int *kept = kept_slot(snd, f), fd;
+	struct stat st;
+
+	if (kept && *kept >= 0) {
+		st = file_now(*kept, f);
+		if (st.st_nlink > 0) {
+			*now = (struct tx_file){ .path = f->path, .size = st.st_size };
+			return *kept;
+		}
+		close(*kept);
+		*kept = -1;
+	}
+	fd = open(f->path, TX_OPEN_FLAGS | O_CLOEXEC);
+	/* Out of descriptors: none kept from here on, and the ones held given back. */
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && kept) {
+		snd->keeps = 0;
+		forget_files(snd);
+		kept = NULL;
+		fd = open(f->path, TX_OPEN_FLAGS | O_CLOEXEC);
+	}
+	if (fd < 0)
+		err(1, "open %s", f->path);
+	st = file_now(fd, f);
+	if (fcntl(fd, F_SETFL, O_RDONLY) < 0)
+		err(1, "fcntl %s", f->path);
+	if (kept)
+		*kept = fd;
 	*now = (struct tx_file){ .path = f->path, .size = st.st_size };
 	return fd;
 }
 
-void tx_close_file(int fd, const struct tx_file *now)
+void tx_close_file(struct sender *snd, const struct tx_file *f, int fd, const struct tx_file *now)
 {
+	int *kept = kept_slot(snd, f);
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
@@ -242,7 +319,8 @@ void tx_close_file(int fd, const struct tx_file *now)
 	if ((uint64_t)st.st_size != now->size)
 		errx(1, "%s: changed size while being sent (%llu bytes, now %lld)", now->path,
 		     (unsigned long long)now->size, (long long)st.st_size);
-	close(fd);
+	if (!kept || *kept != fd)
+		close(fd);
 }
 
 void tx_say_file(uint32_t loop, const struct tx_file *f)

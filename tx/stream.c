@@ -25,11 +25,6 @@ static void send_u32(struct sender *snd, uint32_t v)
 	tx_send_bytes(snd, b, sizeof(b));
 }
 
-void tx_send_length(struct sender *snd, uint64_t size)
-{
-	send_u32(snd, size);
-}
-
 /* One file: its length as it is now, then its data (a mode of its own: as it has it). */
 static void send_one_file(struct sender *snd, const struct tx_file *f)
 {
@@ -40,10 +35,10 @@ static void send_one_file(struct sender *snd, const struct tx_file *f)
 		snd->mode->send_file(snd, f);
 		return;
 	}
-	fd = tx_open_file(f, &now);
-	send_u32(snd, now.size);
+	fd = tx_open_file(snd, f, &now);
+	tx_send_length(snd, now.size);
 	snd->mode->send_data(snd, fd, &now);
-	tx_close_file(fd, &now);
+	tx_close_file(snd, f, fd, &now);
 }
 
 /*

@@ -174,6 +174,11 @@ struct sender {
 	int acked;		/* zcs answered the END */
 	uint64_t bad_acks;	/* ACKs that claimed more than was sent: ignored */
 	uint64_t acked_datagrams, acked_bytes;	/* what zcs says it received */
+	/* The file set as it was set up, and each file's descriptor once it is open (-1): tx_open_file. */
+	const struct tx_file *kept_of;
+	size_t n_kept;
+	int *kept_fds;
+	int keeps;		/* 0 once the process ran out of descriptors: none is kept */
 	/* A stream's await_end with keep_answer: what zcs sent before its close, TX_ANSWER_MAX at most. */
 	int keep_answer;
 	unsigned char *answer;
@@ -248,13 +253,18 @@ void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, const 
 int tx_await_close(struct sender *snd, long wait_secs);
 
 /*
- * A file as it is now: opened without blocking (it might have become a FIFO),
- * still regular and under 4 GiB, set to block again (io_uring needs that to
- * read a file whose pages are not cached); now gets its size. Then, after
- * its data: closed, ending the run if its size changed meanwhile.
+ * A file as it is now: its descriptor and (in now) its size. The first time
+ * a file of the set is sent it is opened without blocking (it might have
+ * become a FIFO), checked to be still regular and under 4 GiB, set to block
+ * again (io_uring needs that to read a file whose pages are not cached), and
+ * kept open for the rest of the stream; each later time takes its size
+ * again (fstat), and a file deleted or renamed over since (no links left) is
+ * opened again by its name. Then, after its data: its size taken again,
+ * ending the run if it changed meanwhile. A file not of the set, or any once
+ * the process has no descriptor to spare, is opened and closed each time.
  */
-int tx_open_file(const struct tx_file *f, struct tx_file *now);
-void tx_close_file(int fd, const struct tx_file *now);
+int tx_open_file(struct sender *snd, const struct tx_file *f, struct tx_file *now);
+void tx_close_file(struct sender *snd, const struct tx_file *f, int fd, const struct tx_file *now);
 /* -dd: the file a loop is sending now, on stderr. */
 void tx_say_file(uint32_t loop, const struct tx_file *f);
 
@@ -263,6 +273,7 @@ void tx_setup_buffers(struct sender *snd);
 void tx_send_bytes(struct sender *snd, const void *buf, size_t len);
 /* A file's length, as the stream has it before the file's data. */
 void tx_send_length(struct sender *snd, uint64_t size);
+/* pread(): a file kept open has no position of its own to read from. */
 size_t tx_read_chunk(int fd, char *buf, size_t len, const struct tx_file *f, uint64_t at);
 size_t tx_chunk_at(const struct sender *snd, const struct tx_file *f, uint64_t at);
 void tx_die_sending(const struct sender *snd, const char *what) __attribute__((noreturn));

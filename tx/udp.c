@@ -416,7 +416,7 @@ static void send_stream_datagrams(struct sender *snd, tx_turn_fn turn, void *arg
 				return;
 			if (i == 0)
 				snd->loops = loop + 1;
-			fd = tx_open_file(&files[i], &now);
+			fd = tx_open_file(snd, &files[i], &now);
 
 			if (debug > 1)
 				tx_say_file(loop, &now);
@@ -428,7 +428,7 @@ static void send_stream_datagrams(struct sender *snd, tx_turn_fn turn, void *arg
 				tx_pace(snd, bytes);
 				snd->mode->send_datagrams(snd, bufno, bytes, n);
 			} while (at < now.size);
-			tx_close_file(fd, &now);
+			tx_close_file(snd, &files[i], fd, &now);
 			snd->files_sent++;
 		}
 	}
