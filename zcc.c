@@ -58,9 +58,9 @@
 
 static const char usage[] =
 	"usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
-	"           [-i rcvbuf] [-o sndbuf] [-l bytes] [-M mss] [-n loops] [-N cpus] [-p port]\n"
-	"           [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs] [-T msecs]\n"
-	"           [-W secs] [-X name=value,value...] -s server file...\n";
+	"           [-i rcvbuf] [-o sndbuf] [-K cc] [-l bytes] [-M mss] [-n loops] [-N cpus]\n"
+	"           [-p port] [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs]\n"
+	"           [-T msecs] [-W secs] [-X name=value,value...] -s server file...\n";
 
 static const char options[] =
 	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
@@ -80,6 +80,7 @@ static const char options[] =
 	"              window, and what limited the sending (-J has it always)\n"
 	"  -J          the summary as one JSON object\n"
 	"  -k          TCP_CORK\n"
+	"  -K cc       TCP_CONGESTION: this congestion control, not the host's default\n"
 	"  -l bytes    with -u, each datagram's size (default 1472)\n"
 	"  -m mode     how to send (zcc -m '?' lists them; default sendfile);\n"
 	"              a list takes turns in one stream (-m write,sendfile)\n"
@@ -330,7 +331,7 @@ static void open_sysctl(struct settings *s)
 /* -u: the options that are TCP's alone, and -l, which is -u's. */
 static void check_datagram_options(struct settings *s, const char *given)
 {
-	static const char tcp_only[] = "DEIkMQSw";
+	static const char tcp_only[] = "DEIkKMQSw";
 
 	if (!s->datagram) {
 		if (strchr(given, 'l'))
@@ -495,7 +496,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	static char help[sizeof(options) + 256];
 	snprintf(help, sizeof(help), options, tx_mode_names(0, 1));
 	opt_init(usage, help, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkl:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:X:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkK:l:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:X:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
@@ -550,6 +551,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'm':
 			mode_arg = optarg;
+			break;
+		case 'K':
+			if (!*optarg || strlen(optarg) >= NET_CONGESTION_MAX)
+				opt_fail(c, optarg, "not a congestion control's name (bbr, cubic)");
+			s->sockopts.congestion = optarg;
 			break;
 		case 'M':
 			s->sockopts.mss = opt_long(c, optarg, NET_MIN_MSS, NET_MAX_MSS);

@@ -163,6 +163,7 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 		json_int(j, "mss", s->sockopts.mss);
 	else
 		json_null(j, "mss");
+	json_string(j, "congestion", s->sockopts.congestion);
 	json_int(j, "close_wait_secs", s->close_wait_secs);
 	json_close(j);
 }

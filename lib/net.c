@@ -108,6 +108,40 @@ void net_set_pacing(int fd, uint64_t bytes_per_sec, int debug)
 			program_invocation_short_name, (unsigned long long)bytes_per_sec);
 }
 
+/*
+ * TCP_CONGESTION: a name the kernel has not got (nor a module of it it may
+ * load) is ENOENT; one not in tcp_allowed_congestion_control, for a user
+ * without CAP_NET_ADMIN, EPERM. Either ends the run naming the list.
+ */
+static void set_congestion(int fd, const char *name, int debug)
+{
+	char have[256] = "", path[80];
+	const char *list;
+	int refused;
+	FILE *f;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name)) == 0) {
+		if (debug)
+			fprintf(stderr, "%s: TCP_CONGESTION %s\n", program_invocation_short_name, name);
+		return;
+	}
+	if (errno != ENOENT && errno != EPERM)
+		err(1, "setsockopt TCP_CONGESTION %s", name);
+	refused = errno == EPERM;
+	list = refused ? "allowed" : "available";
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/tcp_%s_congestion_control", list);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(have, sizeof(have), f))
+			have[0] = '\0';
+		have[strcspn(have, "\n")] = '\0';
+		fclose(f);
+	}
+	errx(1, "-K %s: %s (tcp_%s_congestion_control: %s)", name,
+	     refused ? "not allowed to this user" : "no such congestion control here", list,
+	     have[0] ? have : "unknown");
+}
+
 void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 {
 	if (opts->rcvbuf_bytes)
@@ -116,6 +150,8 @@ void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug)
 		set_one_bufsize(fd, SO_SNDBUF, opts->sndbuf_bytes, debug);
 	if (opts->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &(int){ opts->mss }, sizeof(int)) < 0)
 		err(1, "setsockopt TCP_MAXSEG %ld", opts->mss);
+	if (opts->congestion)
+		set_congestion(fd, opts->congestion, debug);
 }
 
 void net_set_tcp_flags(int fd, const struct net_sockopts *opts)

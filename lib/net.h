@@ -44,6 +44,7 @@ struct net_sockopts {
 	long rcvbuf_bytes;	/* -i */
 	long sndbuf_bytes;	/* -o */
 	long mss;		/* zcc -M: TCP_MAXSEG */
+	const char *congestion;	/* zcc -K: TCP_CONGESTION; NULL: the host's default */
 	long connect_secs;	/* zcc -W: the longest wait for a TCP connect(); 0: the kernel's */
 	int nodelay;		/* -D: TCP_NODELAY, Nagle's algorithm off */
 	int quickack;		/* -Q: TCP_QUICKACK, as the connection starts (zcs: after every read) */
@@ -113,11 +114,15 @@ int net_listen(const char *addr, int port, const struct net_sockopts *opts, int 
 /*
  * Set SO_RCVBUF/SO_SNDBUF as asked, exiting naming the size the kernel
  * granted and the sysctl that limits it when that is less than asked;
- * TCP_MAXSEG, exiting if the kernel refuses it; and SO_MAX_PACING_RATE,
+ * TCP_MAXSEG, exiting if the kernel refuses it; TCP_CONGESTION, exiting
+ * with what the kernel has if it refuses the name; and SO_MAX_PACING_RATE,
  * exiting if the kernel does not keep it whole. TCP paces a socket with a
  * maximum rate itself (since Linux 4.13), whatever the qdisc.
  */
 void net_set_sockopts(int fd, const struct net_sockopts *opts, int debug);
+
+/* TCP_CONGESTION's names are shorter than this (the kernel's TCP_CA_NAME_MAX). */
+#define NET_CONGESTION_MAX 16
 
 /*
  * The most payload one datagram may carry on a connected UDP socket's path

@@ -103,6 +103,32 @@ test_a_files_length_is_sent_with_MSG_MORE_ahead_of_its_data() {
 		"-m write's 4-byte writes: $(cat "$T/trace")"
 }
 
+# zcc -K sets the socket's congestion control before connecting and -J
+# says which; a name the kernel has not got ends the run naming what it has.
+test_K_sets_the_congestion_control() {
+	local rc=0 cc
+	need_python
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	head -c 100000 /dev/urandom >"$T/file"
+	start_zcs
+	# reno is built into every kernel.
+	strace -qq -e trace=setsockopt,connect -o "$T/trace" "$ROOT/zcc" -J -K reno -s 127.0.0.1 -p "$PORT" "$T/file" \
+		>"$T/zcc.json" || fail "zcc -K reno failed"
+	expect_eq "$(awk '/TCP_CONGESTION, .*, 4\) += 0$/ { printf "set " } /^connect/ { printf "connect " }' "$T/trace")" \
+		"set connect " "set before connecting: $(cat "$T/trace")"
+	expect_eq "$(jget "$T/zcc.json" settings.congestion)" '"reno"' "-J's settings"
+	"$ROOT/zcc" -J -s 127.0.0.1 -p "$PORT" "$T/file" >"$T/zcc.json" || fail "zcc failed"
+	expect_eq "$(jget "$T/zcc.json" settings.congestion)" null "-J's settings without -K"
+	"$ROOT/zcc" -K no-such-cc -s 127.0.0.1 -p "$PORT" "$T/file" >/dev/null 2>"$T/err" || rc=$?
+	read -r cc </proc/sys/net/ipv4/tcp_available_congestion_control
+	expect_eq "$rc:$(cat "$T/err")" \
+		"1:zcc: -K no-such-cc: no such congestion control here (tcp_available_congestion_control: $cc)"
+	usage_error zcc "zcc: -K 'abcdefghijklmnop': not a congestion control's name (bbr, cubic)" \
+		-K abcdefghijklmnop -s 127.0.0.1 "$T/file"
+	usage_error zcc "zcc: -K is for TCP: -u sends datagrams" -u -K reno -s 127.0.0.1 "$T/file"
+}
+
 # zcc -E: 4 bytes each way before the stream, which zcs counts apart (the
 # stream's bytes are the same with it and without), says in -J, and answers
 # only as a stream's first 4 bytes.
