@@ -644,6 +644,31 @@ test_compare_defaults_rejects_bad_values() {
 	grep -q "^compare-defaults: zcs -l 0 did not start: zcs: -l '0': must be at least 1" "$T/err" || fail "$(cat "$T/err")"
 }
 
+# scripts/compare-iperf3, tiny: the sendfile pairs, each with both sides'
+# medians, the ratio with its interval and one of the verdicts, both
+# senders with the congestion control asked.
+test_compare_iperf3_gives_each_pairs_ratio_interval_and_verdict() {
+	local fig='[0-9]+\.[0-9]' r='[0-9]+\.[0-9]{3}' rc=0
+	command -v iperf3 >/dev/null || skip "iperf3 is not installed (apt-get install iperf3)"
+	bash "$ROOT/scripts/compare-iperf3" --rounds 2 --secs 1 --file-mb 16 --only sendfile --cc reno >"$T/out" 2>"$T/err" ||
+		fail "compare-iperf3 failed: $(cat "$T/err")"
+	expect_eq "$(grep -c '^# congestion control: reno (zcc -K reno, iperf3 -C reno)$' "$T/out")" 1 "the congestion control"
+	expect_eq "$(grep -c -E '^# /.*/zcc -J -s 127\.0\.0\.1 -p [0-9]+ -t 1 -K reno -m sendfile ' "$T/out") $(grep -c '^# iperf3 -c 127.0.0.1 -p [0-9]* -t 1 -C reno -Z$' "$T/out")" \
+		"4 4" "both sides with reno"
+	expect_eq "$(grep -c -E "^zcc -m sendfile (-b 128k \(one 128 KiB\)|\(file set\)) +iperf3 -Z +$fig +$fig +$r"'x \['"$r, $r"'\] +(faster|slower|the same within \+-5%|not resolved)$' "$T/out")" 2 \
+		"the sendfile pairs: $(cat "$T/out")"
+	expect_eq "$(grep -c '^# round [12]: zc [0-9.]* MB/s, iperf3 [0-9.]* MB/s$' "$T/out")" 4 "the rounds"
+	expect_eq "$(tail -n 1 "$T/out")" "# the ratio zcc / iperf3 of each round, its median and interval (the range: fewer than 6 rounds); MB/s of 10^6 bytes"
+	bash "$ROOT/scripts/compare-iperf3" --only nothing >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:compare-iperf3: --only 'nothing': memory, sendfile, send or -P"
+	rc=0
+	bash "$ROOT/scripts/compare-iperf3" --rounds 0 >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:compare-iperf3: '0': a whole number from 1 expected"
+	rc=0
+	bash "$ROOT/scripts/compare-iperf3" --file-mb 4096 >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:compare-iperf3: --file-mb must be 1 to 4095"
+}
+
 # scripts/observer-effect, tiny: a row per configuration with throughput
 # alone and soaked, the change, and the interrupts per GB both ways.
 test_observer_effect_prints_a_row_per_configuration() {
