@@ -166,9 +166,10 @@ long net_queued(int fd);
 
 /*
  * Set SO_RCVLOWAT: readers are woken only once this many bytes are queued (or
- * at the end of the stream, or when the receive buffer is nearly full). The
- * kernel caps it at half a receive buffer fixed with SO_RCVBUF; returns the
- * value it kept.
+ * at the end of the stream, or when the receive buffer is nearly full), with
+ * the receive window free to grow to twice the mark, so that a sender's
+ * whole segment always fits past it. The kernel caps it at half a receive
+ * buffer fixed with SO_RCVBUF; returns the value it kept.
  */
 int net_set_rcvlowat(int fd, long bytes, int debug);
 

@@ -299,9 +299,9 @@ quiet_or_skip() {
 	skip "the host is too busy to judge: it was $load% busy before the test"
 }
 
-# runs_alone: says that the test judges the meter's figures, which others'
-# load would move: under make check's files side by side, it runs alone
-# (harness.sh's ALONE_WORDS).
+# runs_alone: says that the test judges figures others' load would move (the
+# meter's, or how long a paced stream waited): under make check's files side
+# by side, it runs alone (harness.sh's ALONE_WORDS).
 runs_alone() {
 	:
 }

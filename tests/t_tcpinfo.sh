@@ -80,6 +80,24 @@ test_I_says_what_held_the_stream_back() {
 	expect_match "$(sed -n 4p "$T/out")" "^held back by (the sender itself: the socket had data to send [0-9]+% of the time, and waited for zcc \\(its CPU, its reads of the files\\) the rest|the congestion window: the socket had data to send [0-9]+% of the time, and neither the window nor the send buffer limited it|the (receiver's window|send buffer) \\([0-9]+% of the busy time\\).*)\$" "full speed: $(cat "$T/out")"
 }
 
+# A paced stream to zcs's default low-water mark (256 KiB) is not held by the
+# receive window: with the window clamped to the mark, the sender's whole
+# segments and the reader's mark waited on each other for the sender's
+# persist timer, 200 ms, in 2-6 runs of 20 (rwnd-limited 37% of the busy
+# time). Eight runs of half a second, each under 5%.
+test_a_paced_stream_is_not_held_by_zcs_low_water_mark() {
+	local i held
+	runs_alone
+	make_files "$T/f"
+	start_zcs
+	for i in 1 2 3 4 5 6 7 8; do
+		"$ROOT/zcc" -I -R 20m -t 0.5 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -I -R failed"
+		held=$(grep -o 'rwnd-limited [0-9.]*%' "$T/out" | tr -dc '0-9.')
+		[ -n "$held" ] || fail "no rwnd-limited share: $(cat "$T/out")"
+		awk -v h="$held" 'BEGIN { exit !(h < 5) }' || fail "run $i: the receive window held it back: $(cat "$T/out")"
+	done
+}
+
 # retrans_segs NS: the namespace's TCP RetransSegs (/proc/net/snmp, its own).
 retrans_segs() {
 	ip netns exec "$1" awk '$1 == "Tcp:" { if (!n++) for (i = 2; i <= NF; i++) col[$i] = i; else print $col["RetransSegs"] }' /proc/net/snmp

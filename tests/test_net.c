@@ -97,6 +97,31 @@ static void mss_is_set_before_connecting(void)
 	close(lfd);
 }
 
+/*
+ * The mark is kept as asked, and the window may grow to twice it (the kernel
+ * clamped the window to the mark alone: TCP_WINDOW_CLAMP 262144 for 256 KiB),
+ * so a whole segment fits past it; with SO_RCVBUF fixed, the kernel caps the
+ * mark at half of it and leaves the buffer.
+ */
+static void rcvlowat_leaves_a_window_past_the_mark(void)
+{
+	struct net_sockopts fixed = { .rcvbuf_bytes = 65536 };
+	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
+	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
+	int fixed_fd = net_connect("127.0.0.1", port, &fixed, 0), fixed_afd = accept_one(lfd);
+
+	CHECK(net_set_rcvlowat(fd, 262144, 0) == 262144);
+	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP) == 2 * 262144);
+	CHECK(get_int_opt(fd, SOL_SOCKET, SO_RCVBUF) >= 2 * 262144);
+	CHECK(net_set_rcvlowat(fixed_fd, 262144, 0) == 65536);
+	CHECK(get_int_opt(fixed_fd, SOL_SOCKET, SO_RCVBUF) == 2 * 65536);
+	close(fd);
+	close(afd);
+	close(fixed_fd);
+	close(fixed_afd);
+	close(lfd);
+}
+
 static uint64_t pacing_read_back(int fd)
 {
 	uint64_t got = 0;
@@ -216,6 +241,7 @@ int main(void)
 	RUN(wildcard_listener_takes_ipv4_and_ipv6);
 	RUN(buffer_sizes_are_set_and_inherited);
 	RUN(mss_is_set_before_connecting);
+	RUN(rcvlowat_leaves_a_window_past_the_mark);
 	RUN(pacing_rate_is_set_as_asked);
 	RUN(pacing_read_back_says_what_was_kept);
 	RUN(buffer_size_beyond_the_limit_exits_1);
