@@ -46,7 +46,7 @@ static const char options[] =
 	"  -B          each CPU's free capacity too\n"
 	"  -C          calibrate on an idle system into ./counts_per_sec, and exit\n"
 	"  -d          debug: how each soaker was scheduled\n"
-	"  -h          this help (also --help)\n"
+	OPTIONS_HELP_HELP
 	"  -H command  hold the host's meter while command runs\n"
 	"  -J          each sample as one JSON object\n"
 	"  -k          the kernel's view of each period too\n"

@@ -64,18 +64,18 @@ static const char usage[] =
 
 static const char options[] =
 	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
-	"  -A msecs    with -m A,B,...: each mode's slot (default 100)\n"
+	OPTIONS_HELP_SLOT
 	"  -b bufsize  the chunk a mode sends at a time (default 1m; k, m, g: x1024)\n"
 	"  -B cpu      pin zcc to this CPU; with -P, a list, stream i on the i-th\n"
 	"  -c          measure the host's CPU load (cyclesoak's soakers) during the run\n"
-	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
+	OPTIONS_HELP_CALIBRATE
 	"  -d          debug on stderr; twice, each file as it goes\n"
 	"  -D          TCP_NODELAY: Nagle's algorithm off\n"
 	"  -E          the opening exchange: 4 bytes each way before the stream\n"
 	"  -f unit     the summary's rate in k, m, g, t (bits a second, x1000) or\n"
 	"              K (kbytes/sec, the default), M, G (bytes a second, x1024)\n"
-	"  -h          this help (also --help)\n"
-	"  -i rcvbuf   SO_RCVBUF\n"
+	OPTIONS_HELP_HELP
+	OPTIONS_HELP_RCVBUF
 	"  -I          TCP_INFO's line after the summary: retransmissions, RTT,\n"
 	"              window, and what limited the sending (-J has it always)\n"
 	"  -J          the summary as one JSON object\n"
@@ -86,8 +86,8 @@ static const char options[] =
 	"              a list takes turns in one stream (-m write,sendfile)\n"
 	"  -M mss      TCP_MAXSEG, set before connecting\n"
 	"  -n loops    send the file set this many times (default 1)\n"
-	"  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
-	"  -o sndbuf   SO_SNDBUF\n"
+	OPTIONS_HELP_SOAK_CPUS
+	OPTIONS_HELP_SNDBUF
 	"  -p port     zcs's port (default 2222)\n"
 	"  -Q          TCP_QUICKACK as the connection starts\n"
 	"  -P streams  this many streams at once (default 1)\n"

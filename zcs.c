@@ -50,25 +50,25 @@ static const char usage[] =
 static const char options[] =
 	"Receives zcc's streams (or -u datagrams), says what came, discards it; see zcs(1).\n"
 	"  -a addr     listen on this address only (default every IPv4 and IPv6 one)\n"
-	"  -A msecs    with -m A,B,...: each mode's slot (default 100)\n"
+	OPTIONS_HELP_SLOT
 	"  -b bufsize  receive this many bytes at a time (default 1m; k, m, g: x1024)\n"
 	"  -B cpu      pin zcs and its connections to this CPU\n"
 	"  -c          measure the host's CPU load, connection by connection\n"
-	"  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
+	OPTIONS_HELP_CALIBRATE
 	"  -d          debug on stderr\n"
 	"  -D          TCP_NODELAY on each connection: Nagle's algorithm off\n"
 	"  -f unit     the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n"
 	"              the default), M, G (bytes a second, x1024)\n"
-	"  -h          this help (also --help)\n"
-	"  -i rcvbuf   SO_RCVBUF\n"
+	OPTIONS_HELP_HELP
+	OPTIONS_HELP_RCVBUF
 	"  -I          TCP_INFO's line after each connection's summary (-J has it always)\n"
 	"  -J          each summary as one JSON object\n"
 	"  -l lowat    SO_RCVLOWAT on each connection\n"
 	"  -L conns    serve at most this many connections at once (default 64)\n"
 	"  -m mode     how to receive (zcs -m '?' lists them; default read); two or more,\n"
 	"              comma-separated, take turns on each connection\n"
-	"  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
-	"  -o sndbuf   SO_SNDBUF\n"
+	OPTIONS_HELP_SOAK_CPUS
+	OPTIONS_HELP_SNDBUF
 	"  -p port     the port (default 2222)\n"
 	"  -Q          TCP_QUICKACK after every read: each segment ACKed at once\n"
 	"  -t secs     print the throughput every this many seconds (default 5)\n"

@@ -2,6 +2,8 @@
 #ifndef ZC_OPTIONS_H
 #define ZC_OPTIONS_H
 
+#include "turns.h"
+
 /*
  * Each a value of an option more than one program takes, under whatever
  * letter the program gives it. A program's getopt switch parses it with
@@ -29,5 +31,20 @@ const struct option_limits *options_limits(enum option_value v);
 
 /* Option opt's argument arg as value v: within its limits, or a usage error naming it. */
 long options_value(enum option_value v, int opt, const char *arg);
+
+/*
+ * The help lines of the options that read the same in more than one
+ * program's usage, word for word: string literals, joined to the rest of
+ * each program's text where it lists them.
+ */
+#define OPTIONS_STR_(x) #x
+#define OPTIONS_STR(x) OPTIONS_STR_(x)
+#define OPTIONS_HELP_SLOT \
+	"  -A msecs    with -m A,B,...: each mode's slot (default " OPTIONS_STR(TURNS_DEFAULT_SLOT_MS) ")\n"
+#define OPTIONS_HELP_CALIBRATE "  -C          calibrate the soakers as cyclesoak -C does, and exit\n"
+#define OPTIONS_HELP_HELP "  -h          this help (also --help)\n"
+#define OPTIONS_HELP_RCVBUF "  -i rcvbuf   SO_RCVBUF\n"
+#define OPTIONS_HELP_SNDBUF "  -o sndbuf   SO_SNDBUF\n"
+#define OPTIONS_HELP_SOAK_CPUS "  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
 
 #endif
