@@ -31,6 +31,22 @@ queued_mode_keeps_order() {
 	done
 }
 
+# The modes of one chunk at a time read each file at the chunk's offset from a
+# descriptor kept open across loops (sendfile and splice from their own
+# offsets; memory from its copy): every chunk size, three loops a run, the
+# files in order and whole each loop, ROUNDS times.
+test_the_unqueued_modes_send_every_byte_in_order_at_every_chunk() {
+	local shape round
+	order_files
+	for shape in "-m sendfile" "-m send -b 1m" "-m send -b 300001" "-m write -b 64k" \
+		"-m splice -b 40000" "-m splice -b 1m" "-m memory -b 100k"; do
+		for round in $(seq 1 "$ROUNDS"); do
+			# shellcheck disable=SC2086 # a shape is several options
+			stream_matches_encoding 3 "$T/f" $shape
+		done
+	done
+}
+
 test_zerocopy_sends_every_byte_in_order_at_every_depth_and_chunk() {
 	queued_mode_keeps_order zerocopy
 }
