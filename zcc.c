@@ -344,8 +344,8 @@ static void check_datagram_options(struct settings *s, const char *given)
 	s->sockopts.datagram = 1;
 	if (!strchr(given, 'b'))
 		s->bufsize = DGRAM_MAX_BYTES;
-	if (!s->rate_bytes_per_sec)
-		s->rate_bytes_per_sec = DEFAULT_DGRAM_RATE;
+	if (!s->rate.bytes_per_sec)
+		s->rate.bytes_per_sec = DEFAULT_DGRAM_RATE;
 	if (!strchr(given, 'l') && s->server && net_first_family(s->server, 1) == AF_INET6)
 		s->dgram_bytes = DEFAULT_DGRAM_BYTES_IPV6;
 }
@@ -455,14 +455,12 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	if (s->cork && s->mode->counts_copies)
 		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
 			  "for up to 200 ms, and the buffer under it until then", s->mode->name);
-	if (s->rate_bytes_per_sec && s->rate_bytes_per_sec / s->streams < MIN_STREAM_RATE)
+	if (s->rate.bytes_per_sec && rate_share(&s->rate, s->streams).bytes_per_sec < MIN_STREAM_RATE)
 		opt_failx("-R %llu over -P %ld streams is %llu bytes/sec each: a stream needs at "
-			  "least %d", (unsigned long long)s->rate_bytes_per_sec, s->streams,
-			  (unsigned long long)s->rate_bytes_per_sec / s->streams, MIN_STREAM_RATE);
+			  "least %d", (unsigned long long)s->rate.bytes_per_sec, s->streams,
+			  (unsigned long long)rate_share(&s->rate, s->streams).bytes_per_sec, MIN_STREAM_RATE);
 	/* -W bounds the connect() too: a SYN that no one answers waits over a minute. */
 	s->sockopts.connect_secs = s->close_wait_secs;
-	/* Each stream's share, which tx/ paces it at (tx_pace). */
-	s->stream_rate = s->rate_bytes_per_sec / s->streams;
 	if (!strchr(given, 'q') && s->n_arms == 1)
 		s->depth = tx_default_depth(s->bufsize, s->streams, tx_pin_limit());
 	if (strchr(given, 'q') && !s->mode->queued)
@@ -576,9 +574,8 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->depth = opt_long(c, optarg, 1, TX_MAX_DEPTH);
 			break;
 		case 'R':
-			s->rate_bytes_per_sec = opt_rate(c, optarg, MIN_STREAM_RATE, LONG_MAX);
-			s->rate_asked = 1;
-			s->rate_unit = opt_rate_bits_letter(optarg);
+			s->rate = (struct rate){ .bytes_per_sec = opt_rate(c, optarg, MIN_STREAM_RATE, LONG_MAX),
+						 .asked = 1, .unit = opt_rate_bits_letter(optarg) };
 			break;
 		case 's':
 			if (*optarg == '\0')

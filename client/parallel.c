@@ -254,8 +254,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	hear_from_each(out, s->streams);
 	if (m)
 		meter_at(m, METER_LAST_BYTE);
-	*total = (struct summary){ .confirmed = 1, .rate = s->rate_bytes_per_sec,
-				   .rate_asked = s->rate_asked, .rate_unit = s->rate_unit };
+	*total = (struct summary){ .confirmed = 1, .rate = s->rate };
 	for (long i = 0; i < s->streams; i++) {
 		int status;
 

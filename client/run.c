@@ -41,7 +41,8 @@ void sender_config(const struct settings *s, struct tx_config *c)
 {
 	*c = (struct tx_config){ .bufsize = s->bufsize, .depth = s->depth,
 				 .wait_secs = s->close_wait_secs, .dgram_bytes = s->dgram_bytes,
-				 .rate = s->stream_rate, .debug = s->debug, .files = s->files,
+				 .rate = rate_share(&s->rate, s->streams).bytes_per_sec,
+				 .debug = s->debug, .files = s->files,
 				 .n_files = s->n_files };
 }
 
@@ -143,8 +144,8 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 				 .sys_secs = timing_timeval_secs(ru1.ru_stime) - timing_timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
 				 .datagrams = snd->datagrams, .calls = snd->calls,
-				 .received = snd->acked_datagrams, .rate = s->stream_rate,
-				 .rate_asked = s->rate_asked, .rate_unit = s->rate_unit,
+				 .received = snd->acked_datagrams,
+				 .rate = rate_share(&s->rate, s->streams),
 				 .files_sent = snd->files_sent, .tcp = tcp, .host = nd };
 	if (linked)
 		sum->link = lk;

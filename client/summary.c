@@ -17,13 +17,13 @@
 /* -R: the share of the rate asked that the summary's bytes reached over its time. */
 static double rate_reached_pct(const struct summary *sum)
 {
-	return sum->ns ? 100.0 * sum->bytes * 1e9 / sum->ns / sum->rate : 0;
+	return sum->ns ? 100.0 * sum->bytes * 1e9 / sum->ns / sum->rate.bytes_per_sec : 0;
 }
 
 /* Short of the rate asked: -u's default pace, a ceiling that no one asked for, is no target. */
 static int below_rate(const struct summary *sum)
 {
-	return sum->rate && sum->rate_asked && rate_reached_pct(sum) < RATE_REACHED_PCT;
+	return sum->rate.bytes_per_sec && sum->rate.asked && rate_reached_pct(sum) < RATE_REACHED_PCT;
 }
 
 /*
@@ -47,13 +47,13 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 		       (unsigned long long)sum->calls);
 	if (mode->datagram && sum->confirmed)
 		printf(", %llu received", (unsigned long long)sum->received);
-	if (sum->rate && unit == UNITS_DEFAULT && sum->rate_unit)
-		printf(", rate %.0f kbytes/sec asked (%s)", sum->rate / 1024.0,
-		       units_rate(rate, sizeof(rate), sum->rate, NSEC_PER_SEC, sum->rate_unit));
-	else if (sum->rate && unit == UNITS_DEFAULT)
-		printf(", rate %.0f kbytes/sec asked", sum->rate / 1024.0);
-	else if (sum->rate)
-		printf(", rate %s asked", units_rate(rate, sizeof(rate), sum->rate, NSEC_PER_SEC, unit));
+	if (sum->rate.bytes_per_sec && unit == UNITS_DEFAULT && sum->rate.unit)
+		printf(", rate %.0f kbytes/sec asked (%s)", sum->rate.bytes_per_sec / 1024.0,
+		       units_rate(rate, sizeof(rate), sum->rate.bytes_per_sec, NSEC_PER_SEC, sum->rate.unit));
+	else if (sum->rate.bytes_per_sec && unit == UNITS_DEFAULT)
+		printf(", rate %.0f kbytes/sec asked", sum->rate.bytes_per_sec / 1024.0);
+	else if (sum->rate.bytes_per_sec)
+		printf(", rate %s asked", units_rate(rate, sizeof(rate), sum->rate.bytes_per_sec, NSEC_PER_SEC, unit));
 	if (below_rate(sum))
 		printf(", %.0f%% reached (short of it)", floor(rate_reached_pct(sum)));
 	if (sum->metered)
@@ -83,9 +83,9 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	json_bool(j, "confirmed", sum->confirmed);
 	json_double(j, "user_seconds", sum->user_secs, 2);
 	json_double(j, "system_seconds", sum->sys_secs, 2);
-	if (sum->rate) {
+	if (sum->rate.bytes_per_sec) {
 		json_double(j, "rate_reached_pct", rate_reached_pct(sum), 1);
-		if (sum->rate_asked)
+		if (sum->rate.asked)
 			json_bool(j, "below_rate", below_rate(sum));
 		else
 			json_null(j, "below_rate");
@@ -139,8 +139,8 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	json_uint(j, "files", n_files);
 	json_uint(j, "skipped_files", (uint64_t)s->n_paths - n_files);
 	json_int(j, "streams", s->streams);
-	if (s->rate_bytes_per_sec)
-		json_uint(j, "rate_bytes_per_sec", s->rate_bytes_per_sec);
+	if (s->rate.bytes_per_sec)
+		json_uint(j, "rate_bytes_per_sec", s->rate.bytes_per_sec);
 	else
 		json_null(j, "rate_bytes_per_sec");
 	json_bool(j, "cork", s->cork);
@@ -275,7 +275,7 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 
 		tcpinfo_print(stdout, "", &sum->tcp);
 		print_calls("", sum, 1);
-		if (tcpinfo_held_back(&sum->tcp, sum->ns, sum->rate_asked && !below_rate(sum), why,
+		if (tcpinfo_held_back(&sum->tcp, sum->ns, sum->rate.asked && !below_rate(sum), why,
 				      sizeof(why)))
 			printf("held back by %s\n", why);
 	}
@@ -305,6 +305,6 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 	if (below_rate(sum))
 		warnx("note: mode %s reached %.1f%% of the rate asked (-R %llu): it could not run at "
 		      "that rate here, and its load is not comparable with that of runs that did",
-		      s->mode->name, rate_reached_pct(sum), (unsigned long long)s->rate_bytes_per_sec);
+		      s->mode->name, rate_reached_pct(sum), (unsigned long long)s->rate.bytes_per_sec);
 }
 

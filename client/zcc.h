@@ -21,6 +21,24 @@
 /* -P: the most streams at once. */
 #define MAX_STREAMS 64
 
+/*
+ * -R: the rate asked, under one name from the option to the socket: the
+ * settings' (the whole transfer's), each stream's share (rate_share), whose
+ * bytes_per_sec is its sender's rate (tx_config.rate, which paces the
+ * socket), and each summary's.
+ */
+struct rate {
+	uint64_t bytes_per_sec;	/* 0: not paced */
+	int asked;		/* given with -R: -u paces at DEFAULT_DGRAM_RATE without it, asked of no one */
+	char unit;		/* -R in kbit, mbit, gbit or tbit: 'k', 'm', 'g', 't' (-f's letter); 0 */
+};
+
+/* One stream's share of a rate split across streams. */
+static inline struct rate rate_share(const struct rate *r, long streams)
+{
+	return (struct rate){ r->bytes_per_sec / streams, r->asked, r->unit };
+}
+
 struct settings {
 	int debug;
 	int json;		/* -J */
@@ -30,10 +48,7 @@ struct settings {
 	int cpu_list[MAX_STREAMS];	/* -B's CPUs; with -P, stream i runs on [i % n] */
 	int n_cpu_list;
 	long streams;		/* -P */
-	uint64_t rate_bytes_per_sec;	/* -R: the whole transfer's, split across the streams; 0 */
-	int rate_asked;		/* -R given: -u without it paces at DEFAULT_DGRAM_RATE, asked of no one */
-	char rate_unit;		/* -R in kbit, mbit, gbit or tbit: 'k', 'm', 'g', 't' (-f's letter); 0 */
-	uint64_t stream_rate;	/* -R's share of each stream */
+	struct rate rate;	/* -R: the whole transfer's, split across the streams (rate_share) */
 	int datagram;		/* -u */
 	long dgram_bytes;	/* -l */
 	struct net_sockopts sockopts;
@@ -73,9 +88,7 @@ struct summary {
 	uint64_t end_ns;	/* when its time stopped (CLOCK_MONOTONIC) */
 	int confirmed;		/* zcs closed the connection within -W */
 	int failed;		/* -P: the stream failed; bytes is what it sent first */
-	uint64_t rate;		/* -R: bytes/sec asked of what this summary counts (-u: its pace); 0 */
-	int rate_asked;		/* -R was given (-u paces at its default without it) */
-	char rate_unit;		/* the unit -R was given in, bits a second: the rate asked in it too; 0 */
+	struct rate rate;	/* -R: what was asked of what this summary counts (-u: its pace) */
 	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	uint64_t datagrams;	/* -u: DATA datagrams sent */
