@@ -66,23 +66,38 @@ expect_match() {
 }
 
 # What in a test's code, or in any function it calls, makes it need the
-# host to itself: the host's meter (cyclesoak, a calibration, zcc's and
-# zcs's -c and -C, the benchmark scripts, which meter, a fleet), whose tare
-# and soakers need the CPU time no one else takes, and which is one at a
-# time on the host; a figure judged against a known one (quiet_or_skip, a
-# known load, runs_alone); or a setting every process on the host sees (a
-# write to /proc/sys). Under tests/run.sh's files side by side, such a test
-# runs alone, and the others share the host.
-ALONE_WORDS='quiet_or_skip|runs_alone|calibrate_here|own_calibration|/loadgen"|>[[:space:]]*/proc/sys/|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-matrix|zc-fleet|zc-settings|known-change|known-difference|observer-effect|meter-gap|compare-iperf3|small-writes)|(/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -[cC]( |;|$)'
+# host to itself (ALONE_WORDS): a figure judged against a known one
+# (quiet_or_skip, a known load, runs_alone, the scripts that prove the
+# meter, small-writes's packets); a calibration (cyclesoak's, zcc's or
+# zcs's -C, own_calibration, zc-settings, which makes one where it finds
+# none), which needs CPU time no one else takes; or a setting every
+# process on the host sees (a write to /proc/sys). Under tests/run.sh's
+# files side by side, such a test runs alone.
+ALONE_WORDS='quiet_or_skip|runs_alone|own_calibration|calibrate_here [^;&|]|/loadgen"|>[[:space:]]*/proc/sys/|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-settings|known-change|known-difference|observer-effect|meter-gap|small-writes)|(/cyclesoak"|/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -C( |;|$)'
 
-# alone_tests: the tests of this file that need the host to themselves, a
-# name a line: those whose code says one of ALONE_WORDS, or calls a function
-# that does, however deep.
-alone_tests() {
-	declare -f | awk -v words="$ALONE_WORDS" '
+# calibrate_here calibrates only when given arguments under make check.
+ALONE_OPAQUE=calibrate_here
+
+# What makes a test one of the meter's (METER_WORDS): the host's meter
+# (cyclesoak, zcc's and zcs's -c, zc-matrix and the fleet), which is one
+# at a time on the host, or compare-iperf3's streams at full speed. Such a
+# test takes the meter's turn, one at a time, and shares the host with
+# the tests that have no meter: it judges what the meter prints, not how
+# much, against make check's calibration (zc-matrix finds it in $T by
+# tests/t_bench.sh's before_each; a test of a calibration of zc-matrix's
+# own says runs_alone).
+METER_WORDS='(^[[:space:]]*|[;&|(][[:space:]]*)calibrate_here([[:space:];]|$)|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-matrix|zc-fleet|compare-iperf3)|(/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -c( |;|$)'
+
+# tests_saying WORDS [OPAQUE]: the tests of this file whose code says one
+# of WORDS (an extended regular expression), or calls a function that
+# does, however deep; a name a line. A call of the function OPAQUE counts
+# only as WORDS say it (calibrate_here calibrates only when given
+# arguments under make check).
+tests_saying() {
+	declare -f | awk -v words="$1" -v opaque="${2:-}" '
 		/^[a-zA-Z_][a-zA-Z0-9_]* \(\) $/ { name = $1; next }
 		/^}$/ { name = ""; next }
-		name != "" { body[name] = body[name] "\n" $0; if ($0 ~ words) alone[name] = 1 }
+		name != "" && name != opaque { body[name] = body[name] "\n" $0; if ($0 ~ words) alone[name] = 1 }
 		END {
 			do {
 				changed = 0
@@ -98,37 +113,69 @@ alone_tests() {
 			for (f in alone)
 				if (f ~ /^test_/)
 					print f
-		}'
+		}' | sort
+}
+
+# alone_tests: the tests of this file that need the host to themselves.
+alone_tests() {
+	tests_saying "$ALONE_WORDS" "$ALONE_OPAQUE"
+}
+
+# meter_tests: those that take the meter's turn and share the host.
+meter_tests() {
+	comm -23 <(tests_saying "$METER_WORDS") <(alone_tests)
 }
 
 # enter_room NAME: with ZC_CHECK_ROOM (tests/run.sh's lock file), wait for
-# the host: the whole of it for a test in $ALONE, a share otherwise. The
-# gate in front, held only while taking the room, keeps a test that waits
-# for the whole host from being passed for ever by those that share it.
-# Every holder is a test under TEST_TIMEOUT, so the wait ends; ROOM_WAIT
-# (1800 s) bounds it all the same: 1 if it ran out.
+# the host: the whole of it for a test in $ALONE, a share otherwise, and
+# for a test in $METERED the meter's turn first (ZC_CHECK_ROOM.meter,
+# taken while holding nothing else). The gate in front, held only while
+# taking the room, keeps a test that waits for the whole host from being
+# passed for ever by those that share it. Every holder is a test under
+# TEST_TIMEOUT, so the wait ends; ROOM_WAIT (1800 s) bounds it all the
+# same: 1 if it ran out.
 ROOM_WAIT=${ROOM_WAIT:-1800}
 enter_room() {
 	[ -n "${ZC_CHECK_ROOM:-}" ] || return 0
 	local how=-s
 	case "$ALONE" in *" $1 "*) how=-x ;; esac
+	METER_FD=
+	case "$METERED" in *" $1 "*)
+		exec {METER_FD}>>"$ZC_CHECK_ROOM.meter"
+		if ! flock -x -w "$ROOM_WAIT" "$METER_FD"; then
+			exec {METER_FD}>&-
+			return 1
+		fi
+		;;
+	esac
 	exec {GATE_FD}>>"$ZC_CHECK_ROOM.gate" {ROOM_FD}>>"$ZC_CHECK_ROOM"
 	if ! flock -w "$ROOM_WAIT" "$GATE_FD" || ! flock "$how" -w "$ROOM_WAIT" "$ROOM_FD"; then
 		exec {GATE_FD}>&- {ROOM_FD}>&-
+		leave_meter
 		return 1
 	fi
 	exec {GATE_FD}>&-
 }
 
+leave_meter() {
+	[ -z "${METER_FD:-}" ] || exec {METER_FD}>&-
+	METER_FD=
+}
+
 leave_room() {
 	[ -z "${ZC_CHECK_ROOM:-}" ] || exec {ROOM_FD}>&-
+	leave_meter
 }
 
 run_tests() {
 	local name rc reason began
-	# --alone: the tests that would run alone, and nothing run.
+	# --alone, --meter: the tests that would run alone, or take the meter's turn, and nothing run.
 	if [ "${1:-}" = "--alone" ]; then
-		alone_tests | sort
+		alone_tests
+		return
+	fi
+	if [ "${1:-}" = "--meter" ]; then
+		meter_tests
 		return
 	fi
 	if [ "${1:-}" = "--one" ]; then
@@ -136,10 +183,13 @@ run_tests() {
 		T=$(mktemp -d)
 		trap cleanup EXIT
 		trap 'exit 143' TERM
+		# A file's before_each, where it has one, sets up each of its tests.
+		! declare -F before_each >/dev/null || before_each
 		"$2"
 		return
 	fi
 	ALONE=" $(alone_tests | tr '\n' ' ') "
+	METERED=" $(meter_tests | tr '\n' ' ') "
 	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
 		if ! enter_room "$name"; then
 			echo "FAIL $(basename "$0"): $name: waited $ROOM_WAIT s in vain for the host (tests/run.sh's room)"
@@ -147,7 +197,9 @@ run_tests() {
 		fi
 		began=$SECONDS
 		# The test does not hold the room: what it leaves running cannot keep it.
-		if [ -n "${ZC_CHECK_ROOM:-}" ]; then
+		if [ -n "${ZC_CHECK_ROOM:-}" ] && [ -n "$METER_FD" ]; then
+			out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" {ROOM_FD}>&- {METER_FD}>&- 2>&1)
+		elif [ -n "${ZC_CHECK_ROOM:-}" ]; then
 			out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" {ROOM_FD}>&- 2>&1)
 		else
 			out=$(timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)

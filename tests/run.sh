@@ -43,7 +43,8 @@ for prog in "$@"; do
 done
 
 # Side by side, a test that needs the host to itself (harness.sh's
-# alone_tests) waits for the room whole, and the others share it. One
+# alone_tests) waits for the room whole, and the others share it; of
+# those, the meter's (meter_tests) take the meter's turn, one at a time. One
 # calibration, made while nothing else runs, serves every test that only
 # needs one to meter with (lib.sh's calibrate_here).
 if [ "$jobs" -gt 1 ]; then

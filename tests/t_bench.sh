@@ -16,6 +16,14 @@ QUICK_METER=(--calibrate-ms "$CAL_MS" --tare-ms "$TARE" --turns 0)
 PACED_TARE=300
 PACED_METER=(--calibrate-ms 100 --tare-ms "$PACED_TARE" --turns 0)
 
+# Under make check, each test begins with make check's calibration in $T,
+# where zc-matrix finds it and makes none of its own: the test shares the
+# host, taking the meter's turn (tests/harness.sh). A test of zc-matrix's
+# own calibration removes it, and runs alone.
+before_each() {
+	[ -z "${ZC_CHECK_CALIBRATION:-}" ] || calibrate_here
+}
+
 # matrix ARGS: zc-matrix to $T/out, a new run's directory (an earlier
 # run's is refused).
 matrix() {
@@ -75,6 +83,8 @@ check_verdict() {
 }
 
 test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
+	runs_alone # zc-matrix calibrates, finding no calibration
+	rm -f "$T/counts_per_sec"
 	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
 	expect_eq "$(grep -E "$ROW" "$T/table" | awk '{ sub(/!$/, "", $1); print $1 "/" $2 }' | tr '\n' ' ')" "sendfile/- send/4096 send/65536 " "rows in order"
@@ -210,6 +220,7 @@ test_matrix_netns_runs_across_a_veth_pair() {
 # name, never code.
 test_matrix_netns_from_a_directory_with_shell_in_its_name() {
 	local dir found
+	runs_alone # the far end calibrates in $dir, which has no calibration
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
@@ -292,6 +303,7 @@ test_matrix_stops_within_a_second_of_SIGTERM() {
 # waits for the host's meter or calibrates, each with a line naming it.
 test_matrix_checks_files_out_host_and_remote_before_the_meter() {
 	local args
+	rm -f "$T/counts_per_sec"
 	: >"$T/afile"
 	mkdir "$T/empty"
 	for args in "--files $T/none|--files '$T/none': not a directory" \
@@ -345,6 +357,7 @@ test_matrix_netns_stops_everything_on_SIGTERM_and_SIGINT() {
 # later at its meter.
 test_matrix_stops_where_the_calibration_is_refused() {
 	local c
+	rm -f "$T/counts_per_sec"
 	for c in $(affinity_cpus); do
 		"$HELPERS/loadgen" -c "$c" -f 80 -t 30 >/dev/null &
 		started "$!"
@@ -445,6 +458,7 @@ far_matrix_in_background() {
 # the run, after a SIGTERM, or after the far sshd is killed mid-run.
 test_matrix_remote_over_ssh() {
 	local began
+	runs_alone # the far end calibrates in $T/far
 	two_hosts
 	far_host_sshd
 	mkdir "$T/far"

@@ -148,6 +148,7 @@ test_C_below_the_calibration_it_would_replace_is_refused() {
 # Calibrations at 1/2 and 4/5 of the rate now give loads near -100% and -25%.
 test_a_load_below_0_says_what_it_means() {
 	local rate n
+	runs_alone
 	n=$(allowed_cpus)
 	calibrate_here
 	rate=$(rate_now)
@@ -511,6 +512,7 @@ test_known_load_is_measured_and_not_starved() {
 # idle machine, and on the load of a busy one.
 test_the_meter_agrees_with_the_kernel_on_the_system_as_it_is() {
 	local got try
+	runs_alone
 	# A calibration of 100 ms periods can fall in one of this VM's noisy
 	# phases: a second calibration and sample must then agree.
 	for try in 1 2; do

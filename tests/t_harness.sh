@@ -30,9 +30,10 @@ ok t_good.sh: test_passes" "result lines"
 }
 
 # A test that needs the host to itself is one whose code, or a function it
-# calls however deep, meters the host, judges a figure, or sets what the
-# host's every process sees; a usage error of the meter's, a -c that is
-# grep's, or a longer word that holds a function's name are not.
+# calls however deep, judges a figure, calibrates, or sets what the host's
+# every process sees; one that meters the host without those takes the
+# meter's turn. A usage error of the meter's, a -c that is grep's, or a
+# longer word that holds a function's name are neither.
 test_the_tests_that_run_alone_are_found_through_what_they_call() {
 	tree
 	cat >"$T/tree/tests/t_w.sh" <<'EOS'
@@ -51,10 +52,17 @@ test_names_a_longer_word() { echo judgement; }
 test_says_so() { runs_alone; }
 test_known_change() { bash "$ROOT/scripts/known-change" --trials 1; }
 test_greps_a_script() { grep -c x "$ROOT/scripts/known-change"; }
+test_runs_a_matrix() { bash "$ROOT/scripts/zc-matrix" --secs 1; }
+test_calibrates_zcc() { "$ROOT/zcc" -C; }
+test_uses_the_checks_calibration() { calibrate_here; start_zcs; }
+test_calibrates_with_arguments() { calibrate_here -N 1; }
+test_a_meter_that_judges() { runs_alone; start_zcs -c; }
 run_tests "$@"
 EOS
 	expect_eq "$(bash "$T/tree/tests/t_w.sh" --alone | tr '\n' ' ')" \
-		"test_calls_a_judge_two_deep test_its_own_calibration test_known_change test_meters test_meters_the_receiver test_says_so test_sets_a_sysctl " "the tests that run alone"
+		"test_a_meter_that_judges test_calibrates_with_arguments test_calibrates_zcc test_calls_a_judge_two_deep test_its_own_calibration test_known_change test_says_so test_sets_a_sysctl " "the tests that run alone"
+	expect_eq "$(bash "$T/tree/tests/t_w.sh" --meter | tr '\n' ' ')" \
+		"test_meters test_meters_the_receiver test_runs_a_matrix test_uses_the_checks_calibration " "the tests that take the meter's turn"
 }
 
 # Side by side, the tests that share the host run at once, and one that
@@ -76,6 +84,20 @@ test_files_run_side_by_side_and_a_test_alone_runs_alone() {
 	expect_eq "$(tail -n 1 "$T/out")" "3 passed, 0 failed" "last line"
 	expect_eq "$(overlaps s1 al; overlaps s2 al)" "s1 al apart
 s2 al apart" "the test alone against the others"
+	# Two of the meter's: one at a time, each beside the one that shares.
+	rm "$T/tree/tests/t_al.sh"
+	for f in m1 m2; do
+		printf '. "$(dirname "$0")/lib.sh"\nmeters() { "$ROOT/zcc" -c "$@"; }\ntest_%s() { [ -n "${ZC_CHECK_ROOM:-}" ] || meters; echo "%s $(date +%%s%%N) $(sleep 2; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
+			"$f" "$f" "$T" >"$T/tree/tests/t_$f.sh"
+	done
+	: >"$T/times"
+	env -u TESTS -u QUICK TEST_JOBS=3 bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || fail "run.sh failed: $(cat "$T/out" "$T/err")"
+	expect_eq "$(tail -n 1 "$T/out")" "4 passed, 0 failed" "last line"
+	expect_eq "$(overlaps m1 m2)" "m1 m2 apart" "the meter's two"
+	case "$(overlaps s1 m1; overlaps s1 m2)" in
+	*overlap*) ;;
+	*) fail "neither of the meter's shared the host with s1: $(cat "$T/times")" ;;
+	esac
 	env -u QUICK TEST_JOBS=x bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" && fail "TEST_JOBS=x passed"
 	expect_eq "$(cat "$T/err")" "tests/run.sh: TEST_JOBS 'x': not a number of files at once (1 or more)"
 }

@@ -69,6 +69,7 @@ test_turns_print_every_arm_and_each_against_the_cheapest() {
 # comparison says so, and still gives the load's difference in points.
 test_turns_say_when_the_cheapest_demand_is_0_or_below() {
 	local rate
+	runs_alone # a demand of 0 or below, which others' load moves
 	make_files "$T/f"
 	calibrate_here
 	rate=$(head -n 1 "$T/counts_per_sec")

@@ -442,6 +442,7 @@ test_a_burst_of_one_datagram_an_id_locks_no_sender_out() {
 # zcs -J -c could die in the burst, a 2 ms tare finding a soaker starved).
 test_a_burst_beside_an_honest_sender_with_J_and_c_loses_nothing() {
 	local a
+	runs_alone
 	head -c 4000000 /dev/urandom >"$T/file"
 	calibrate_here
 	start_zcs -u -J -c -T 200

@@ -5,6 +5,7 @@
 
 test_c_appends_load_demand_kernel_view_and_own_cpu() {
 	local line load kernel secs own
+	runs_alone
 	make_big_file "$T/big" 64
 	calibrate_here
 	start_zcs
@@ -39,6 +40,7 @@ test_T_is_checked() {
 # the transfer's load (and says the file is off); -T 0 trusts the file.
 test_c_measures_against_the_tare_and_says_when_the_file_is_off() {
 	local rate tared untared cpus
+	runs_alone
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
 	cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
 		awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }')

@@ -16,6 +16,7 @@ send_big() {
 
 test_c_puts_load_demand_and_kernel_view_before_own_cpu() {
 	local line load kernel secs bytes
+	runs_alone
 	make_big_file "$T/big" 64
 	calibrate_here
 	start_zcs -c
