@@ -37,6 +37,8 @@ matrix() {
 # interval; every cell at full speed, or paced at RATE (bytes a second).
 check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
+	# It judges the meter's figures, which others' load would move.
+	runs_alone
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
 	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM(,[0-9]+){3},(-?$NUM)?,[0-9]{8}T[0-9]{6}Z-[0-9]+\$" &&
@@ -190,6 +192,7 @@ test_matrix_sends_given_files_and_places_processes() {
 # sendfile, and its runs CSV has zcs's own CPU and the receiver's load,
 # demand and packets.
 expect_receiver_figures() {
+	runs_alone # the receiver's meter's figures, as check_csvs does the sender's
 	grep -q -E '^      sendfile +sender [0-9.]+, receiver [0-9.]+: the (sender|receiver) paid [0-9]+%$' "$T/table" ||
 		fail "no verdict on which end paid: $(cat "$T/table")"
 	sed 1d "$T/out/zc-matrix-runs.csv" | awk -F, '{ exit !($10 > 0 && $21 > 0 && $22 > 0 && $25 > 0 && $26 > 0) }' ||
