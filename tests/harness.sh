@@ -68,25 +68,25 @@ expect_match() {
 # What in a test's code, or in any function it calls, makes it need the
 # host to itself (ALONE_WORDS): a figure judged against a known one
 # (quiet_or_skip, a known load, runs_alone, the scripts that prove the
-# meter, small-writes's packets); a calibration (cyclesoak's, zcc's or
-# zcs's -C, own_calibration, zc-settings, which makes one where it finds
-# none), which needs CPU time no one else takes; or a setting every
-# process on the host sees (a write to /proc/sys). Under tests/run.sh's
-# files side by side, such a test runs alone.
-ALONE_WORDS='quiet_or_skip|runs_alone|own_calibration|calibrate_here [^;&|]|/loadgen"|>[[:space:]]*/proc/sys/|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-settings|known-change|known-difference|observer-effect|meter-gap|small-writes)|(/cyclesoak"|/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -C( |;|$)'
+# meter, small-writes's packets); zcc's and zcs's -c and zc-matrix, whose
+# tare needs idle time (on a host kept busy for the whole tare, the meter
+# has no idle rate, and the run ends); a calibration (cyclesoak's, zcc's
+# or zcs's -C, own_calibration, zc-settings, which makes one where it
+# finds none), which needs the CPU time no one else takes; or a setting
+# every process on the host sees (a write to /proc/sys). Under
+# tests/run.sh's files side by side, such a test runs alone.
+ALONE_WORDS='quiet_or_skip|runs_alone|own_calibration|calibrate_here [^;&|]|/loadgen"|>[[:space:]]*/proc/sys/|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-matrix|zc-settings|known-change|known-difference|observer-effect|meter-gap|small-writes)|(/cyclesoak"|/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -[cC]( |;|$)'
 
 # calibrate_here calibrates only when given arguments under make check.
 ALONE_OPAQUE=calibrate_here
 
-# What makes a test one of the meter's (METER_WORDS): the host's meter
-# (cyclesoak, zcc's and zcs's -c, zc-matrix and the fleet), which is one
-# at a time on the host, or compare-iperf3's streams at full speed. Such a
+# What makes a test one of the meter's (METER_WORDS): cyclesoak and the
+# fleet (whose meters are cyclesoak's, with no tare), or compare-iperf3's
+# streams at full speed. The meter is one at a time on the host: such a
 # test takes the meter's turn, one at a time, and shares the host with
-# the tests that have no meter: it judges what the meter prints, not how
-# much, against make check's calibration (zc-matrix finds it in $T by
-# tests/t_bench.sh's before_each; a test of a calibration of zc-matrix's
-# own says runs_alone).
-METER_WORDS='(^[[:space:]]*|[;&|(][[:space:]]*)calibrate_here([[:space:];]|$)|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-matrix|zc-fleet|compare-iperf3)|(/zcc"|/zcs"|start_zcs|start_streams)[^|;&]* -c( |;|$)'
+# the tests that have no meter. It judges what the meter prints, not how
+# much, against make check's calibration.
+METER_WORDS='(^[[:space:]]*|[;&|(][[:space:]]*)calibrate_here([[:space:];]|$)|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-fleet|compare-iperf3)'
 
 # tests_saying WORDS [OPAQUE]: the tests of this file whose code says one
 # of WORDS (an extended regular expression), or calls a function that

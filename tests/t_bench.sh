@@ -17,9 +17,8 @@ PACED_TARE=300
 PACED_METER=(--calibrate-ms 100 --tare-ms "$PACED_TARE" --turns 0)
 
 # Under make check, each test begins with make check's calibration in $T,
-# where zc-matrix finds it and makes none of its own: the test shares the
-# host, taking the meter's turn (tests/harness.sh). A test of zc-matrix's
-# own calibration removes it, and runs alone.
+# where zc-matrix finds it and makes none of its own. A test of zc-matrix's
+# own calibration removes it.
 before_each() {
 	[ -z "${ZC_CHECK_CALIBRATION:-}" ] || calibrate_here
 }

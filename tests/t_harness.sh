@@ -30,9 +30,9 @@ ok t_good.sh: test_passes" "result lines"
 }
 
 # A test that needs the host to itself is one whose code, or a function it
-# calls however deep, judges a figure, calibrates, or sets what the host's
-# every process sees; one that meters the host without those takes the
-# meter's turn. A usage error of the meter's, a -c that is grep's, or a
+# calls however deep, judges a figure, meters with a tare (zcc's and zcs's
+# -c, zc-matrix), calibrates, or sets what the host's every process sees;
+# one that meters the host with cyclesoak alone takes the meter's turn. A usage error of the meter's, a -c that is grep's, or a
 # longer word that holds a function's name are neither.
 test_the_tests_that_run_alone_are_found_through_what_they_call() {
 	tree
@@ -57,12 +57,14 @@ test_calibrates_zcc() { "$ROOT/zcc" -C; }
 test_uses_the_checks_calibration() { calibrate_here; start_zcs; }
 test_calibrates_with_arguments() { calibrate_here -N 1; }
 test_a_meter_that_judges() { runs_alone; start_zcs -c; }
+test_load_lines() { "$ROOT/cyclesoak" -m 100 & sleep 1; }
+test_runs_a_fleet() { bash "$ROOT/scripts/zc-fleet" plan; }
 run_tests "$@"
 EOS
 	expect_eq "$(bash "$T/tree/tests/t_w.sh" --alone | tr '\n' ' ')" \
-		"test_a_meter_that_judges test_calibrates_with_arguments test_calibrates_zcc test_calls_a_judge_two_deep test_its_own_calibration test_known_change test_says_so test_sets_a_sysctl " "the tests that run alone"
+		"test_a_meter_that_judges test_calibrates_with_arguments test_calibrates_zcc test_calls_a_judge_two_deep test_its_own_calibration test_known_change test_meters test_meters_the_receiver test_runs_a_matrix test_says_so test_sets_a_sysctl " "the tests that run alone"
 	expect_eq "$(bash "$T/tree/tests/t_w.sh" --meter | tr '\n' ' ')" \
-		"test_meters test_meters_the_receiver test_runs_a_matrix test_uses_the_checks_calibration " "the tests that take the meter's turn"
+		"test_load_lines test_runs_a_fleet test_uses_the_checks_calibration " "the tests that take the meter's turn"
 }
 
 # Side by side, the tests that share the host run at once, and one that
@@ -87,7 +89,7 @@ s2 al apart" "the test alone against the others"
 	# Two of the meter's: one at a time, each beside the one that shares.
 	rm "$T/tree/tests/t_al.sh"
 	for f in m1 m2; do
-		printf '. "$(dirname "$0")/lib.sh"\nmeters() { "$ROOT/zcc" -c "$@"; }\ntest_%s() { [ -n "${ZC_CHECK_ROOM:-}" ] || meters; echo "%s $(date +%%s%%N) $(sleep 2; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
+		printf '. "$(dirname "$0")/lib.sh"\nmeters() { "$ROOT/cyclesoak" -1 "$@"; }\ntest_%s() { [ -n "${ZC_CHECK_ROOM:-}" ] || meters; echo "%s $(date +%%s%%N) $(sleep 2; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
 			"$f" "$f" "$T" >"$T/tree/tests/t_$f.sh"
 	done
 	: >"$T/times"

@@ -261,6 +261,7 @@ PY
 # and a wrong type.
 test_every_programs_J_fits_the_one_schema() {
 	local n=0 zargs cargs
+	runs_alone # zcc -c and zcs -c, their options in variables: a tare needs idle time
 	need_python
 	calibrate_here
 	make_files "$T/f"

@@ -12,6 +12,8 @@ walkthrough() {
 
 test_the_readme_walkthrough_measures_each_end_in_its_own_run() {
 	local ns_r=zc-r$$ ns_s=zc-s$$ if_r=zcr$$ if_s=zcs$$ bytes line
+	# Each end's meter in turn, as a reader would run them on a quiet host.
+	runs_alone
 	[ "$(id -u)" = 0 ] || skip "needs root (ip netns add)"
 	ip netns add "$ns_r" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "$ns_r"
@@ -28,8 +30,8 @@ test_the_readme_walkthrough_measures_each_end_in_its_own_run() {
 		-e "s|\\./zc|$T/bin/zc|g" -e "s|files/\\*|$T/files/*|g" >"$T/steps.sh"
 	(cd "$T" && timeout 60 bash "$T/steps.sh" >"$T/out" 2>"$T/err") || fail "the walk-through failed: $(cat "$T/err")"
 	bytes=$(stream_bytes 50 "$T"/files/*)
-	expect_eq "$(grep -c "^received $bytes bytes" "$T/out")" 2 "zcs's summaries: $(cat "$T/out")"
-	expect_eq "$(grep -c "^sent $bytes bytes" "$T/out")" 2 "zcc's summaries: $(cat "$T/out")"
+	expect_eq "$(grep -c "^received $bytes bytes" "$T/out")" 2 "zcs's summaries: $(cat "$T/out" "$T/err")"
+	expect_eq "$(grep -c "^sent $bytes bytes" "$T/out")" 2 "zcc's summaries: $(cat "$T/out" "$T/err")"
 	# The first run measured the receiving end, the second the sending end;
 	# each line's link is its own end of the pair, counted by softirqs.
 	line=$(grep "^received $bytes bytes" "$T/out" | head -n 1)
