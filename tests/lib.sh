@@ -317,16 +317,12 @@ calibrate_here() {
 		cp "$ZC_CHECK_CALIBRATION/counts_per_sec" "$ZC_CHECK_CALIBRATION/calibration" "$T/"
 		return
 	fi
-	calibration_made_here "$@"
+	own_calibration "$@"
 }
 
 # own_calibration [ARGS]: calibrate_here's own calibration, always made
-# here: what a test of the calibration judges (it runs alone, by its name).
+# here: what a test of the calibration judges.
 own_calibration() {
-	calibration_made_here "$@"
-}
-
-calibration_made_here() {
 	(cd "$T" && "$ROOT/cyclesoak" -C -m 100 "$@" >"$T/calibration" 2>&1) && return 0
 	! grep -q 'calibration refused: ' "$T/calibration" ||
 		skip "the host is too busy to judge: $(grep 'calibration refused' "$T/calibration")"

@@ -36,8 +36,6 @@ matrix() {
 # interval; every cell at full speed, or paced at RATE (bytes a second).
 check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
-	# It judges the meter's figures, which others' load would move.
-	runs_alone
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
 	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM(,[0-9]+){3},(-?$NUM)?,[0-9]{8}T[0-9]{6}Z-[0-9]+\$" &&
@@ -84,7 +82,6 @@ check_verdict() {
 }
 
 test_tiny_matrix_prints_medians_intervals_a_verdict_and_csvs() {
-	runs_alone # zc-matrix calibrates, finding no calibration
 	rm -f "$T/counts_per_sec"
 	matrix --modes sendfile,send --bufsizes 4096,65536 --placements none --rounds 2 --loops 10 --seed 7
 	expect_eq "$(grep -c -E "$ROW" "$T/table")" 3 "table rows: $(cat "$T/table")"
@@ -191,7 +188,6 @@ test_matrix_sends_given_files_and_places_processes() {
 # sendfile, and its runs CSV has zcs's own CPU and the receiver's load,
 # demand and packets.
 expect_receiver_figures() {
-	runs_alone # the receiver's meter's figures, as check_csvs does the sender's
 	grep -q -E '^      sendfile +sender [0-9.]+, receiver [0-9.]+: the (sender|receiver) paid [0-9]+%$' "$T/table" ||
 		fail "no verdict on which end paid: $(cat "$T/table")"
 	sed 1d "$T/out/zc-matrix-runs.csv" | awk -F, '{ exit !($10 > 0 && $21 > 0 && $22 > 0 && $25 > 0 && $26 > 0) }' ||
@@ -222,7 +218,6 @@ test_matrix_netns_runs_across_a_veth_pair() {
 # name, never code.
 test_matrix_netns_from_a_directory_with_shell_in_its_name() {
 	local dir found
-	runs_alone # the far end calibrates in $dir, which has no calibration
 	[ "$(id -u)" = 0 ] || skip "--netns needs root"
 	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "zc-probe-$$"
@@ -460,7 +455,6 @@ far_matrix_in_background() {
 # the run, after a SIGTERM, or after the far sshd is killed mid-run.
 test_matrix_remote_over_ssh() {
 	local began
-	runs_alone # the far end calibrates in $T/far
 	two_hosts
 	far_host_sshd
 	mkdir "$T/far"
