@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -192,13 +191,11 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 {
 	int go[2], out[MAX_STREAMS];
 	char release[MAX_STREAMS] = { 0 };
-	struct rusage ru0, ru1;
 	sigset_t stops;
 	long failed = 0;
 	uint64_t start, end = 0;
 	struct link link = { .ifname = "" };
-	struct link_sample la;
-	struct netstat na, nb;
+	struct window win;
 
 	running.streams = mmap(NULL, s->streams * sizeof(*running.streams), PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -237,23 +234,18 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	close(go[0]);
 	/* A stream that fails to connect exits: its pipe reads as ended, not ready. */
 	hear_from_each(out, s->streams);
-	if (m)
-		meter_at(m, METER_FIRST_BYTE);
 	for (long i = 0; i < s->streams && !link.ifname[0]; i++)
-		link = running.streams[i].sum.link;
-	if (link.ifname[0])
-		link_take(&link, &la);
-	if (s->json || s->tcp_line)
-		netstat_read(&na);
-	getrusage(RUSAGE_CHILDREN, &ru0);
+		link = running.streams[i].sum.win.link;
+	/* The host's counters, read only where -J or -I shows them. */
+	window_open(&win, &(struct window_counts){ .who = RUSAGE_CHILDREN, .meter = m, .link = &link,
+						   .host = (s->json || s->tcp_line) && !s->datagram });
 	start = timing_now_ns();
 	/* EPIPE: every stream has failed already. */
 	if (write(go[1], release, s->streams) < 0 && errno != EPIPE)
 		err(1, "starting the streams");
 	close(go[1]);
 	hear_from_each(out, s->streams);
-	if (m)
-		meter_at(m, METER_LAST_BYTE);
+	window_last_byte(&win);
 	*total = (struct summary){ .confirmed = 1, .rate = s->rate };
 	for (long i = 0; i < s->streams; i++) {
 		int status;
@@ -284,20 +276,8 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 		if (streams[i].end_ns > end)
 			end = streams[i].end_ns;
 	}
-	if (m && total->confirmed)
-		meter_at(m, METER_CLOSED);
-	if (s->json || s->tcp_line) {
-		netstat_read(&nb);
-		netstat_delta(&na, &nb, &total->host);
-	}
-	if (link.ifname[0]) {
-		total->link = link;
-		total->linked = link_end(&link, &la, &total->link_fig);
-	}
+	window_close(&win, total->confirmed, -1, &total->win);
 	total->ns = end > start ? end - start : 0;
-	getrusage(RUSAGE_CHILDREN, &ru1);
-	total->user_secs = timing_timeval_secs(ru1.ru_utime) - timing_timeval_secs(ru0.ru_utime);
-	total->sys_secs = timing_timeval_secs(ru1.ru_stime) - timing_timeval_secs(ru0.ru_stime);
 	return failed;
 }
 

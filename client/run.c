@@ -5,7 +5,6 @@
  */
 #include <err.h>
 #include <errno.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "lib/timing.h"
@@ -31,12 +30,6 @@ static void wait_for_the_others(const struct start_line *line)
 		_exit(1);
 }
 
-void meter_at(struct meter *m, enum meter_moment when)
-{
-	if (meter_mark(m, when) < 0 && when == METER_FIRST_BYTE)
-		meter_die(m);
-}
-
 void sender_config(const struct settings *s, struct tx_config *c)
 {
 	*c = (struct tx_config){ .bufsize = s->bufsize, .depth = s->depth,
@@ -60,21 +53,25 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		   struct meter *m, struct summary *sum)
 {
 	int alone = line->ready < 0;
-	struct rusage ru0, ru1;
 	uint64_t start, end;
-	int unconfirmed, linked, counted = 0;
+	int unconfirmed;
 	struct link lk;
-	struct link_sample la;
-	struct link_figures lf;
-	struct netstat na, nb, nd = { 0 };
+	/* Alone, the whole window; as one of -P's, the CPU time: the parent counts the rest. */
+	struct window_counts counts = { .who = RUSAGE_SELF };
+	struct window win;
+	struct window_figures fig;
 	const struct tx_plan plan = { .loops = s->loops, .ns = s->time_ms * (NSEC_PER_SEC / 1000) };
-	struct tcpinfo tcp = { 0 };
 
 	snd->sock = net_connect(s->server, s->port, &s->sockopts, s->debug);
 	/* The link is counted for -c's line and -J; with -P, by the parent, from the name here. */
-	linked = (s->measure_cpu || s->json) && link_find(&lk, snd->sock) == 0;
-	if (linked)
-		sum->link = lk;
+	if (!(s->measure_cpu || s->json) || link_find(&lk, snd->sock) < 0)
+		lk = (struct link){ .ifname = "" };
+	/* The parent of -P's streams reads it once they are all connected. */
+	sum->win.link = lk;
+	if (alone)
+		counts = (struct window_counts){ .who = RUSAGE_SELF, .meter = m, .link = &lk,
+						 /* The host's counters, read only where -J or -I shows them. */
+						 .host = (s->json || s->tcp_line) && !s->datagram };
 	net_set_send_timeout(snd->sock, snd->wait_secs);
 	if (!s->datagram)
 		net_set_tcp_flags(snd->sock, &s->sockopts);
@@ -92,14 +89,7 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		tx_sender_connected(snd);
 	if (!alone)
 		wait_for_the_others(line);
-	else if (m)
-		meter_at(m, METER_FIRST_BYTE);
-	if (alone && linked)
-		link_take(&lk, &la);
-	/* The host's counters, read only where -J or -I shows them. */
-	if (alone && (s->json || s->tcp_line))
-		netstat_read(&na);
-	getrusage(RUSAGE_SELF, &ru0);
+	window_open(&win, &counts);
 	start = timing_now_ns();
 	if (alt) {
 		alt_start(alt, m);
@@ -117,42 +107,23 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		net_say_mss_settled(snd->sock);
 	if (!alone)
 		tell_the_parent(line);
-	else if (m)
-		meter_at(m, METER_LAST_BYTE);
+	window_last_byte(&win);
 	unconfirmed = tx_await_close(snd, s->close_wait_secs);
-	if (!s->datagram)
-		tcpinfo_read(snd->sock, &tcp);
-	if (!unconfirmed) {
+	if (!unconfirmed)
 		end = timing_now_ns();
-		if (m && alone)
-			meter_at(m, METER_CLOSED);
-	}
-	if (alone && linked)
-		counted = link_end(&lk, &la, &lf);
-	if (alone && (s->json || s->tcp_line)) {
-		netstat_read(&nb);
-		netstat_delta(&na, &nb, &nd);
-	}
+	window_close(&win, !unconfirmed, s->datagram ? -1 : snd->sock, &fig);
+	fig.link = lk;
 	if (alt && s->exchange)
 		alt_read_answer(alt, snd->answer, snd->answer_len);
 	if (alt)
 		alt_finish(alt, &snd->zc_sends, &snd->zc_copied);
-	getrusage(RUSAGE_SELF, &ru1);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,
-				 .user_secs = timing_timeval_secs(ru1.ru_utime) - timing_timeval_secs(ru0.ru_utime),
-				 .sys_secs = timing_timeval_secs(ru1.ru_stime) - timing_timeval_secs(ru0.ru_stime),
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
 				 .datagrams = snd->datagrams, .calls = snd->calls,
 				 .received = snd->acked_datagrams,
 				 .rate = rate_share(&s->rate, s->streams),
-				 .files_sent = snd->files_sent, .tcp = tcp, .host = nd };
-	if (linked)
-		sum->link = lk;
-	if (counted) {
-		sum->linked = 1;
-		sum->link_fig = lf;
-	}
+				 .files_sent = snd->files_sent, .win = fig };
 	if (alt)
 		alt_close(alt);
 	else

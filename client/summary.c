@@ -58,13 +58,13 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 		printf(", %.0f%% reached (short of it)", floor(rate_reached_pct(sum)));
 	if (sum->metered)
 		meter_print(stdout, &sum->fig);
-	printf(", cpu %.2fu %.2fs", sum->user_secs, sum->sys_secs);
+	window_print_cpu(stdout, &sum->win);
 	if (mode->counts_copies)
 		printf(", zerocopy %llu of %llu sends (kernel copied %llu)",
 		       (unsigned long long)(sum->zc_sends - sum->zc_copied),
 		       (unsigned long long)sum->zc_sends, (unsigned long long)sum->zc_copied);
-	if (sum->metered && sum->linked)
-		link_print(stdout, &sum->link, &sum->link_fig);
+	if (sum->metered)
+		window_print_link(stdout, &sum->win);
 	printf("\n");
 }
 
@@ -76,13 +76,12 @@ static void json_summary(struct json *j, const struct send_mode *mode, const str
 	json_uint(j, "kbytes_per_sec", timing_kbytes_per_sec(sum->bytes, sum->ns));
 	json_uint(j, "files_sent", sum->files_sent);
 	if (!mode->datagram) {
-		tcpinfo_json(j, &sum->tcp);
+		tcpinfo_json(j, &sum->win.tcp);
 		json_uint(j, "calls", sum->calls);
 		json_ratio(j, "bytes_per_call", sum->bytes, sum->calls, 1);
 	}
 	json_bool(j, "confirmed", sum->confirmed);
-	json_double(j, "user_seconds", sum->user_secs, 2);
-	json_double(j, "system_seconds", sum->sys_secs, 2);
+	window_json_cpu(j, &sum->win);
 	if (sum->rate.bytes_per_sec) {
 		json_double(j, "rate_reached_pct", rate_reached_pct(sum), 1);
 		if (sum->rate.asked)
@@ -202,12 +201,7 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 		json_int(&j, "failed_streams", failed);
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
-	meter_json(&j, m, sum->metered ? &sum->fig : NULL, -1);
-	link_json(&j, &sum->link, sum->linked ? &sum->link_fig : NULL);
-	if (!s->datagram)
-		netstat_json(&j, &sum->host);
-	else
-		json_null(&j, "netstat");
+	window_json(&j, &sum->win, m, sum->metered ? &sum->fig : NULL, -1);
 	if (alt) {
 		json_object(&j, "turns");
 		json_string(&j, "taken_by", "zcc");
@@ -229,7 +223,7 @@ static void print_calls(const char *prefix, const struct summary *sum, int host)
 	       sum->calls ? (double)sum->bytes / sum->calls : 0.0);
 	if (host) {
 		printf("; ");
-		netstat_print(stdout, &sum->host);
+		netstat_print(stdout, &sum->win.host);
 	}
 	printf("\n");
 }
@@ -246,7 +240,7 @@ static void print_streams(const struct settings *s, const struct summary *stream
 		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
 		print_summary(prefix, s->mode, &streams[i], s->unit);
 		if (s->tcp_line) {
-			tcpinfo_print(stdout, prefix, &streams[i].tcp);
+			tcpinfo_print(stdout, prefix, &streams[i].win.tcp);
 			print_calls(prefix, &streams[i], 0);
 		}
 	}
@@ -273,9 +267,9 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 	if (s->tcp_line && !s->json && s->streams == 1) {
 		char why[200];
 
-		tcpinfo_print(stdout, "", &sum->tcp);
+		tcpinfo_print(stdout, "", &sum->win.tcp);
 		print_calls("", sum, 1);
-		if (tcpinfo_held_back(&sum->tcp, sum->ns, sum->rate.asked && !below_rate(sum), why,
+		if (tcpinfo_held_back(&sum->win.tcp, sum->ns, sum->rate.asked && !below_rate(sum), why,
 				      sizeof(why)))
 			printf("held back by %s\n", why);
 	}

@@ -10,11 +10,9 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/net.h"
-#include "lib/netstat.h"
-#include "lib/tcpinfo.h"
+#include "lib/window.h"
 #include "tx/tx.h"
 #include "alternate.h"
 
@@ -89,20 +87,20 @@ struct summary {
 	int confirmed;		/* zcs closed the connection within -W */
 	int failed;		/* -P: the stream failed; bytes is what it sent first */
 	struct rate rate;	/* -R: what was asked of what this summary counts (-u: its pace) */
-	double user_secs, sys_secs;
 	uint64_t zc_sends, zc_copied;	/* zerocopy, uring-zc */
 	uint64_t datagrams;	/* -u: DATA datagrams sent */
 	uint64_t calls;		/* the calls that handed the socket data (-u: that sent the datagrams) */
 	uint64_t received;	/* -u: of them, what zcs's ACK says it received (confirmed) */
 	uint64_t files_sent;	/* whole files (with -t, round and round the set) */
-	struct tcpinfo tcp;	/* TCP_INFO at the stream's end (a stream's; not -P's total) */
 	unsigned skipped;	/* the run's: files named but not sent (not regular, unreadable) */
 	int metered;		/* -c, and the meter worked throughout */
 	struct soak_figures fig;	/* the meter's */
-	struct link link;	/* the interface the stream went out of */
-	int linked;		/* found, and counted over the time */
-	struct link_figures link_fig;
-	struct netstat host;	/* the host's ACK and corking counters over the same window */
+	/*
+	 * The CPU time, the link the stream went out of, the host's ACK and
+	 * corking counters over the same window, and TCP_INFO at the stream's
+	 * end (a stream's; not -P's total).
+	 */
+	struct window_figures win;
 };
 
 /*
@@ -134,12 +132,6 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 void run_stream_alternating(const struct settings *s, struct alternation *alt,
 			    const struct tx_file *files, size_t n_files, struct meter *m,
 			    struct summary *sum);
-
-/*
- * -c: the meter's samples, all taken here: the first byte's failing ends the
- * run; a later one's spoils the figures, which the run says after its summary.
- */
-void meter_at(struct meter *m, enum meter_moment when);
 
 /* parallel.c: */
 

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,15 +27,15 @@
 #include "lib/tcpinfo.h"
 #include "lib/timing.h"
 #include "lib/units.h"
+#include "lib/window.h"
 #include "zcs.h"
 
 /* What the parent learns of a connection as it accepts it, before its child is forked. */
 struct arrival {
 	int shared;		/* -c: another connection was open in its tare, or its transfer */
 	uint64_t accepted_as;	/* -c: the board's count with this connection */
-	int linked;		/* its interface was found, and counted throughout */
-	struct link link;
-	struct link_sample link_at;	/* its counters at accept() */
+	/* From accept(): the child's CPU time, its link (-c, -J) and the host's counters (-J, -I). */
+	struct window win;
 };
 
 /* One connection, in its own child. */
@@ -44,12 +43,11 @@ struct conn {
 	struct receiver r;
 	struct intervals intervals;	/* -J */
 	struct arrival arr;	/* as the parent accepted it */
-	struct link_figures link_fig;
+	struct window_figures win;	/* its window's figures, and TCP_INFO at its end */
 	int idle_closed;	/* -W: ended for sending nothing for that long */
 	int tagged;		/* its interval lines name the peer: another connection was served at one */
-	struct tcpinfo tcp;	/* TCP_INFO at its end */
+	struct tcpinfo tcp;	/* TCP_INFO at each interval's end */
 	uint64_t reads;		/* the receive calls that took bytes */
-	struct netstat host_at, host;	/* the host's ACK and corking counters: at accept, and its window */
 	int first_seen;		/* the stream's first bytes were looked at for the opening exchange */
 	int exchanged;		/* zcc -E: they were, and answered */
 	int exchange_counted;	/* as the last bytes that came, for -W */
@@ -79,7 +77,6 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 {
 	const struct proto_rx *rx = &c->r.rx;
 	const char *waiting = proto_rx_waiting_for(rx);
-	struct rusage ru;
 	char rate[48];
 
 	printf("received %llu bytes in %.3f s, %s", (unsigned long long)bytes, timing_secs(ns),
@@ -96,14 +93,12 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 		if (c->arr.shared)
 			printf(", shared with another connection");
 	}
-	getrusage(RUSAGE_SELF, &ru);
-	printf(", cpu %.2fu %.2fs", timing_timeval_secs(ru.ru_utime),
-	       timing_timeval_secs(ru.ru_stime));
+	window_print_cpu(stdout, &c->win);
 	if (s->maps)
 		printf(", mapped %llu of %llu bytes", (unsigned long long)c->r.mapped_bytes,
 		       (unsigned long long)bytes);
-	if (fig && c->arr.linked)
-		link_print(stdout, &c->arr.link, &c->link_fig);
+	if (fig)
+		window_print_link(stdout, &c->win);
 	printf("\n");
 }
 
@@ -167,10 +162,8 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 			       const struct soak_figures *fig)
 {
 	const char *waiting = proto_rx_waiting_for(&c->r.rx);
-	struct rusage ru;
 	struct json j;
 
-	getrusage(RUSAGE_SELF, &ru);
 	json_begin(&j, stdout);
 	json_string(&j, "program", "zcs");
 	json_host(&j);
@@ -193,7 +186,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_bool(&j, "quickack", s->sockopts.quickack);
 	json_close(&j);
 	json_intervals(&j, &c->intervals);
-	tcpinfo_json(&j, &c->tcp);
+	tcpinfo_json(&j, &c->win.tcp);
 	json_object(&j, "result");
 	json_uint(&j, "bytes", bytes);
 	json_double(&j, "seconds", timing_secs(ns), 6);
@@ -206,17 +199,14 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 		json_uint(&j, "mapped_bytes", c->r.mapped_bytes);
 	else
 		json_null(&j, "mapped_bytes");
-	json_double(&j, "user_seconds", timing_timeval_secs(ru.ru_utime), 2);
-	json_double(&j, "system_seconds", timing_timeval_secs(ru.ru_stime), 2);
+	window_json_cpu(&j, &c->win);
 	json_bool(&j, "idle_closed", c->idle_closed);
 	json_bool(&j, "exchange", c->exchanged);
 	json_uint(&j, "reads", c->reads);
 	json_ratio(&j, "bytes_per_read", bytes, c->reads, 1);
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
-	meter_json(&j, fig ? &hm->m : NULL, fig, c->arr.shared);
-	link_json(&j, &c->arr.link, c->arr.linked ? &c->link_fig : NULL);
-	netstat_json(&j, &c->host);
+	window_json(&j, &c->win, fig ? &hm->m : NULL, fig, c->arr.shared);
 	if (c->follow.answered)
 		follow_json(&c->follow, &j);
 	else if (c->turns.on)
@@ -292,13 +282,10 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
 	struct conn c = { .arr = *arr, .m = hm ? &hm->m : NULL };
-	struct netstat now_host;
 	ssize_t n;
 	int incomplete;
 
-	/* The host's counters, read only where -J or -I shows them. */
-	if (s->json || s->tcp_line)
-		netstat_read(&c.host_at);
+	window_forked(&c.arr.win);
 	net_set_tcp_flags(fd, &s->sockopts);
 	rx_init_arms(&c.r, fd, s->arms, s->n_arms, s->bufsize, peer, s->debug);
 	net_set_receive_timeout(fd, s->idle_secs);
@@ -373,15 +360,9 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	}
 	timing_tick_stop();
 	take_the_slot_table(&c, s, &bytes);
-	tcpinfo_read(fd, &c.tcp);
-	if (s->json || s->tcp_line) {
-		netstat_read(&now_host);
-		netstat_delta(&c.host_at, &now_host, &c.host);
-	}
 	if (hm)
 		metered = hostmeter_window(hm, peer, c.arr.accepted_as, bytes, &fig, &c.arr.shared);
-	if (c.arr.linked)
-		c.arr.linked = link_end(&c.arr.link, &c.arr.link_at, &c.link_fig);
+	window_close(&c.arr.win, 1, fd, &c.win);
 	if (s->json)
 		print_summary_json(s, &c, hm, bytes, timing_now_ns() - start, metered);
 	else
@@ -390,10 +371,10 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		char prefix[NI_MAXHOST + NI_MAXSERV + 16];
 
 		snprintf(prefix, sizeof(prefix), "%s%s", c.tagged ? peer : "", c.tagged ? ": " : "");
-		tcpinfo_print(stdout, prefix, &c.tcp);
+		tcpinfo_print(stdout, prefix, &c.win.tcp);
 		printf("%sreads: %llu, %.1f bytes a read; ", prefix, (unsigned long long)c.reads,
 		       c.reads ? (double)bytes / c.reads : 0.0);
-		netstat_print(stdout, &c.host);
+		netstat_print(stdout, &c.win.host);
 		printf("\n");
 	}
 	if (c.follow.answered && !s->json)
@@ -512,6 +493,7 @@ void serve_connections(int lfd, const struct settings *s, struct hostmeter *hm)
 		socklen_t len = sizeof(ss);
 		char peer[NI_MAXHOST + NI_MAXSERV + 8];
 		struct arrival arr = { 0 };
+		struct link link;
 		int fd;
 		pid_t pid;
 
@@ -537,10 +519,11 @@ void serve_connections(int lfd, const struct settings *s, struct hostmeter *hm)
 			fprintf(stderr, "zcs: connection from %s\n", peer);
 		if (hm)
 			arr.shared = hostmeter_accepted(hm, &arr.accepted_as);
-		/* The link is counted for -c's line and -J. */
-		arr.linked = (hm || s->json) && link_find(&arr.link, fd) == 0;
-		if (arr.linked)
-			link_take(&arr.link, &arr.link_at);
+		/* The link is counted for -c's line and -J; the host's counters, where -J or -I shows them. */
+		if (!(hm || s->json) || link_find(&link, fd) < 0)
+			link = (struct link){ .ifname = "" };
+		window_open(&arr.win, &(struct window_counts){ .who = RUSAGE_SELF, .link = &link,
+							     .host = s->json || s->tcp_line });
 		__atomic_add_fetch(serving, 1, __ATOMIC_SEQ_CST);
 		pid = fork();
 		if (pid < 0) {

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "lib/system.h"
 #include "lib/timing.h"
 #include "lib/units.h"
+#include "lib/window.h"
 #include "zcs.h"
 
 /* How often the loop looks up from the socket: -W's idle senders, the meter's samples. */
@@ -53,16 +53,12 @@ struct sender {
 	struct intervals intervals;	/* -J */
 	uint64_t sent_datagrams, sent_bytes;	/* the END's counts */
 	int idle_closed;
-	struct rusage ru0;
+	struct window win;	/* from its first datagram: the CPU time, and once proven the link (-c, -J) */
 	int instrumented;	/* proven: its window and link counts taken (instrument) */
 	int metered;		/* -c: span is its window */
 	uint64_t metered_from;	/* the bytes counted before it */
 	struct hostmeter_span span;
 	int shared;		/* another sender was in its tare or its window */
-	int linked;
-	struct link link;
-	struct link_sample link_at;
-	struct link_figures link_fig;
 	struct dgram_count count;
 };
 
@@ -262,7 +258,7 @@ static struct sender *start_sender(struct server *sv, struct sender *d,
 	memcpy(&d->from, dg->from, dg->from_len);
 	net_addr_text(dg->from, dg->from_len, d->peer, sizeof(d->peer));
 	dgram_count_init(&d->count);
-	getrusage(RUSAGE_SELF, &d->ru0);
+	window_open(&d->win, &(struct window_counts){ .who = RUSAGE_SELF });
 	if (s->debug)
 		fprintf(stderr, "zcs: datagrams from %s, stream %08x\n", d->peer, stream);
 	index_add(sv, d);
@@ -278,16 +274,17 @@ static struct sender *start_sender(struct server *sv, struct sender *d,
  */
 static void instrument(struct server *sv, struct sender *d)
 {
+	struct link link;
+
 	d->instrumented = 1;
 	if (sv->hm) {
 		d->shared = hostmeter_span_open(sv->hm, &d->span);
 		d->metered = 1;
 		d->metered_from = d->count.bytes;
 	}
-	d->linked = (sv->hm || sv->s->json) &&
-		    find_link_to(&d->link, (const struct sockaddr *)&d->from, d->from_len) == 0;
-	if (d->linked)
-		link_take(&d->link, &d->link_at);
+	if ((sv->hm || sv->s->json) &&
+	    find_link_to(&link, (const struct sockaddr *)&d->from, d->from_len) == 0)
+		window_add_link(&d->win, &link);
 }
 
 /* What a sender's summary says beyond its counts, worked out once at its end. */
@@ -295,19 +292,15 @@ struct result {
 	uint64_t ns;		/* from its first datagram to its end */
 	uint64_t lost;		/* of the END's count, or without one below the highest seen */
 	uint64_t expected;	/* the datagrams that should have come: distinct and lost */
-	double user_secs, sys_secs;	/* the process's, over the same time */
+	struct window_figures win;	/* the process's CPU time over the same time, and the link's counts */
 };
 
-static void sender_result(const struct sender *d, struct result *res)
+static void sender_result(struct sender *d, struct result *res)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
+	window_close(&d->win, 1, -1, &res->win);
 	res->ns = d->end_ns - d->first_ns;
 	res->lost = dgram_count_lost(&d->count, d->ended, d->sent_datagrams);
 	res->expected = d->count.distinct + res->lost;
-	res->user_secs = timing_timeval_secs(ru.ru_utime) - timing_timeval_secs(d->ru0.ru_utime);
-	res->sys_secs = timing_timeval_secs(ru.ru_stime) - timing_timeval_secs(d->ru0.ru_stime);
 }
 
 static void print_summary(const struct server *sv, const struct sender *d,
@@ -329,9 +322,9 @@ static void print_summary(const struct server *sv, const struct sender *d,
 		if (d->shared)
 			printf(", shared with another sender");
 	}
-	printf(", cpu %.2fu %.2fs", res->user_secs, res->sys_secs);
-	if (fig && d->linked)
-		link_print(stdout, &d->link, &d->link_fig);
+	window_print_cpu(stdout, &res->win);
+	if (fig)
+		window_print_link(stdout, &res->win);
 	printf("\n");
 }
 
@@ -380,14 +373,11 @@ static void print_summary_json(const struct server *sv, const struct sender *d,
 		json_null(&j, "sent_datagrams");
 		json_null(&j, "sent_bytes");
 	}
-	json_double(&j, "user_seconds", res->user_secs, 2);
-	json_double(&j, "system_seconds", res->sys_secs, 2);
+	window_json_cpu(&j, &res->win);
 	json_bool(&j, "idle_closed", d->idle_closed);
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
-	meter_json(&j, fig ? &sv->hm->m : NULL, fig, d->shared);
-	link_json(&j, &d->link, d->linked ? &d->link_fig : NULL);
-	json_null(&j, "netstat");
+	window_json(&j, &res->win, fig ? &sv->hm->m : NULL, fig, d->shared);
 	json_null(&j, "turns");
 	json_end(&j);
 }
@@ -404,8 +394,6 @@ static void end_sender(struct server *sv, struct sender *d)
 					       d->count.bytes - d->metered_from, &fig, &d->shared);
 		d->metered = 0;
 	}
-	if (d->linked)
-		d->linked = link_end(&d->link, &d->link_at, &d->link_fig);
 	sender_result(d, &res);
 	if (sv->s->json)
 		print_summary_json(sv, d, metered, &res);
