@@ -25,7 +25,7 @@ PROGS = zcs zcc cyclesoak run_rr
 # client/ (-P's streams, a stream's run, its report and its turns), below
 # zcs.c, server/ (its two servers, the turns it follows or takes, its
 # intervals and the host's meter it shares).
-ZCC_OBJS = $(BUILD)/zcc.o $(addprefix $(BUILD)/client/,parallel.o run.o summary.o alternate.o)
+ZCC_OBJS = $(BUILD)/zcc.o $(addprefix $(BUILD)/client/,parallel.o run.o summary.o txturns.o)
 ZCS_OBJS = $(BUILD)/zcs.o $(addprefix $(BUILD)/server/,tcpserve.o followslots.o rxturns.o udpserve.o interval.o hostmeter.o)
 LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns schedule sysctl window
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)

@@ -157,7 +157,7 @@ static void arms_buffers(struct settings *s, const char *given, const char *opti
  */
 static void parse_arms(struct settings *s, const char *given, const char *list)
 {
-	char buf[sizeof(s->list_name)], *items[ALT_MAX_ARMS];
+	char buf[sizeof(s->list_name)], *items[TURNS_MAX_ARMS];
 
 	if (!list || !strchr(list, ',')) {
 		if (strchr(given, 'A') && !strchr(given, 'X'))
@@ -170,7 +170,7 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 	if (s->datagram || s->streams > 1 || strchr(given, 'S'))
 		opt_failx("-m %s: modes take turns in one TCP stream: not with %s", list,
 			  s->datagram ? "-u" : s->streams > 1 ? "-P" : "-S");
-	s->n_arms = opt_mode_list(list, buf, sizeof(s->list_name), items, ALT_MAX_ARMS);
+	s->n_arms = opt_mode_list(list, buf, sizeof(s->list_name), items, TURNS_MAX_ARMS);
 	strcpy(s->list_name, list);
 	s->listed = (struct send_mode){ .name = s->list_name, .io = NET_IO_SEND };
 	for (unsigned i = 0; i < s->n_arms; i++) {
@@ -187,12 +187,12 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 /* -X's settings: the name, its knob, and the option it stands in for. */
 static const struct {
 	const char *name;
-	enum alt_knob knob;
+	enum knob_kind knob;
 	char option;
 } knobs[] = {
-	{ "b", ALT_KNOB_CHUNK, 'b' },	     { "sndbuf", ALT_KNOB_SNDBUF, 'o' },
-	{ "nodelay", ALT_KNOB_NODELAY, 'D' }, { "cork", ALT_KNOB_CORK, 'k' },
-	{ "pacing", ALT_KNOB_PACING, 'R' },
+	{ "b", KNOB_CHUNK, 'b' },	  { "sndbuf", KNOB_SNDBUF, 'o' },
+	{ "nodelay", KNOB_NODELAY, 'D' }, { "cork", KNOB_CORK, 'k' },
+	{ "pacing", KNOB_PACING, 'R' },
 };
 
 /*
@@ -204,8 +204,8 @@ static void parse_knob(struct settings *s, const char *given)
 {
 	char buf[256], *rest, *tok, *eq;
 	const char *name;
-	struct alt_knob_arms *k = &s->knob;
-	unsigned times[ALT_MAX_ARMS];
+	struct knob_arms *k = &s->knob;
+	unsigned times[TURNS_MAX_ARMS];
 	size_t i;
 
 	if (!s->knob_arg)
@@ -225,7 +225,7 @@ static void parse_knob(struct settings *s, const char *given)
 	 * arms named for its last part.
 	 */
 	if (strchr(buf, '.')) {
-		k->knob = ALT_KNOB_SYSCTL;
+		k->knob = KNOB_SYSCTL;
 		strcpy(s->knob_name, buf);
 		name = strrchr(buf, '.') + 1;
 	} else {
@@ -243,10 +243,10 @@ static void parse_knob(struct settings *s, const char *given)
 				  s->knob_arg, knobs[i].option);
 		k->knob = knobs[i].knob;
 		name = knobs[i].name;
-		if (k->knob == ALT_KNOB_CHUNK && !s->mode->chunked)
+		if (k->knob == KNOB_CHUNK && !s->mode->chunked)
 			opt_failx("-X %s: mode %s has no chunk to change (-b is for the modes that send "
 				  "a chunk at a time)", s->knob_arg, s->mode->name);
-		if (k->knob == ALT_KNOB_CORK && s->mode->counts_copies)
+		if (k->knob == KNOB_CORK && s->mode->counts_copies)
 			opt_failx("-X %s conflicts with -m %s: TCP_CORK holds each chunk's last partial "
 				  "segment for up to 200 ms, and the buffer under it until then",
 				  s->knob_arg, s->mode->name);
@@ -255,21 +255,21 @@ static void parse_knob(struct settings *s, const char *given)
 	while ((tok = strsep(&rest, ","))) {
 		if (*tok == '\0')
 			opt_fail('X', s->knob_arg, "an empty value in the list");
-		if (k->n == ALT_MAX_ARMS)
-			opt_failx("-X %s: more than %d values", s->knob_arg, ALT_MAX_ARMS);
+		if (k->n == TURNS_MAX_ARMS)
+			opt_failx("-X %s: more than %d values", s->knob_arg, TURNS_MAX_ARMS);
 		switch (k->knob) {
-		case ALT_KNOB_SYSCTL:
+		case KNOB_SYSCTL:
 			if (strlen(tok) >= sizeof(k->text[0]))
 				opt_fail('X', s->knob_arg, "a value too long for a sysctl");
 			strcpy(k->text[k->n], tok);
 			break;
-		case ALT_KNOB_CHUNK:
+		case KNOB_CHUNK:
 			k->value[k->n] = opt_size('X', tok, 1, 1L << 30);
 			break;
-		case ALT_KNOB_SNDBUF:
+		case KNOB_SNDBUF:
 			k->value[k->n] = opt_size('X', tok, 1, INT_MAX / 2);
 			break;
-		case ALT_KNOB_PACING:
+		case KNOB_PACING:
 			k->value[k->n] = opt_rate('X', tok, MIN_STREAM_RATE, LONG_MAX);
 			break;
 		default:
@@ -277,7 +277,7 @@ static void parse_knob(struct settings *s, const char *given)
 			break;
 		}
 		/* A setting's short name leaves its value more of the label than a sysctl's long one. */
-		if (k->knob == ALT_KNOB_SYSCTL)
+		if (k->knob == KNOB_SYSCTL)
 			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.24s=%.12s", name, tok);
 		else
 			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.8s=%.28s", name, tok);
@@ -303,7 +303,7 @@ static void parse_knob(struct settings *s, const char *given)
 		s->queued_arms += s->mode->queued;
 	}
 	s->n_arms = k->n;
-	arms_buffers(s, given, "-X", s->knob_arg, k->knob == ALT_KNOB_CHUNK ? k->value : NULL);
+	arms_buffers(s, given, "-X", s->knob_arg, k->knob == KNOB_CHUNK ? k->value : NULL);
 	s->mode = &s->listed;
 }
 
@@ -704,7 +704,7 @@ int main(int argc, char **argv)
 	long failed = 0;
 	struct start_line alone = { -1, -1 };
 	struct sender *sending = &snd;
-	static struct alternation alt;
+	static struct txturns turns;
 
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -729,10 +729,11 @@ int main(int argc, char **argv)
 		struct tx_config c;
 
 		sender_config(&s, &c);
-		if (s.knob.knob == ALT_KNOB_SYSCTL)
+		if (s.knob.knob == KNOB_SYSCTL)
 			open_sysctl(&s);
-		alt_setup(&alt, s.arms, s.n_arms, &c, s.slot_ms, s.knob.knob ? &s.knob : NULL);
-		stop_signals_count(&alt.current);
+		txturns_setup(&turns, s.arms, s.n_arms, &c, s.slot_ms,
+			      s.knob.knob ? &s.knob : NULL);
+		stop_signals_count(&turns.current);
 	} else if (s.streams == 1) {
 		sender_setup(&snd, &s);
 		stop_signals_count(&sending);
@@ -747,11 +748,11 @@ int main(int argc, char **argv)
 	if (s.streams > 1)
 		failed = run_parallel(&s, m, files, n_files, streams, &sum);
 	else if (s.n_arms > 1)
-		run_stream_alternating(&s, &alt, files, n_files, m, &sum);
+		run_stream_turns(&s, &turns, files, n_files, m, &sum);
 	else
 		run_stream(&s, &snd, files, n_files, &alone, m, &sum);
 	sum.skipped = s.n_paths - n_files;
-	report(&s, m, s.n_arms > 1 ? &alt : NULL, n_files, streams, failed, &sum);
+	report(&s, m, s.n_arms > 1 ? &turns : NULL, n_files, streams, failed, &sum);
 	free(files);
 	return 0;
 }

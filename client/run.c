@@ -47,8 +47,8 @@ void sender_setup(struct sender *snd, const struct settings *s)
 	tx_sender_setup(snd, s->mode, &c);
 }
 
-/* run_stream(), or with alt its arms in turn (snd: arms[0], which connects). */
-static void stream(const struct settings *s, struct sender *snd, struct alternation *alt,
+/* run_stream(), or with turns its arms in turn (snd: arms[0], which connects). */
+static void stream(const struct settings *s, struct sender *snd, struct txturns *turns,
 		   const struct tx_file *files, size_t n_files, const struct start_line *line,
 		   struct meter *m, struct summary *sum)
 {
@@ -83,22 +83,22 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		if (net_exchange_ask(snd->sock, s->close_wait_secs, why, sizeof(why)) < 0)
 			errx(1, "the opening exchange (-E) with %s: %s", s->server, why);
 	}
-	if (alt)
-		alt_connected(alt);
+	if (turns)
+		txturns_connected(turns);
 	else
 		tx_sender_connected(snd);
 	if (!alone)
 		wait_for_the_others(line);
 	window_open(&win, &counts);
 	start = timing_now_ns();
-	if (alt) {
-		alt_start(alt, m);
-		tx_send_stream_turns(snd, alt_turn, alt, &plan, files, n_files, s->debug);
-		snd = alt->current;
+	if (turns) {
+		txturns_start(turns, m);
+		tx_send_stream_turns(snd, txturns_next, turns, &plan, files, n_files, s->debug);
+		snd = turns->current;
 		/* -E: zcs is of this suite, and takes the slot table after the stream. */
 		if (s->exchange)
-			alt_send_table(alt);
-		alt_settle(alt);
+			txturns_send_table(turns);
+		txturns_settle(turns);
 	} else {
 		tx_send_stream(snd, &plan, files, n_files, s->debug);
 	}
@@ -113,10 +113,10 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 		end = timing_now_ns();
 	window_close(&win, !unconfirmed, s->datagram ? -1 : snd->sock, &fig);
 	fig.link = lk;
-	if (alt && s->exchange)
-		alt_read_answer(alt, snd->answer, snd->answer_len);
-	if (alt)
-		alt_finish(alt, &snd->zc_sends, &snd->zc_copied);
+	if (turns && s->exchange)
+		txturns_read_answer(turns, snd->answer, snd->answer_len);
+	if (turns)
+		txturns_finish(turns, &snd->zc_sends, &snd->zc_copied);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
@@ -124,8 +124,8 @@ static void stream(const struct settings *s, struct sender *snd, struct alternat
 				 .received = snd->acked_datagrams,
 				 .rate = rate_share(&s->rate, s->streams),
 				 .files_sent = snd->files_sent, .win = fig };
-	if (alt)
-		alt_close(alt);
+	if (turns)
+		txturns_close(turns);
 	else
 		tx_sender_close(snd);
 }
@@ -137,12 +137,12 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 	stream(s, snd, NULL, files, n_files, line, m, sum);
 }
 
-void run_stream_alternating(const struct settings *s, struct alternation *alt,
-			    const struct tx_file *files, size_t n_files, struct meter *m,
-			    struct summary *sum)
+void run_stream_turns(const struct settings *s, struct txturns *turns,
+		      const struct tx_file *files, size_t n_files, struct meter *m,
+		      struct summary *sum)
 {
 	struct start_line alone = { -1, -1 };
 
-	stream(s, &alt->arms[0], alt, files, n_files, &alone, m, sum);
+	stream(s, &turns->arms[0], turns, files, n_files, &alone, m, sum);
 }
 

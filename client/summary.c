@@ -172,7 +172,7 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
  * every stream's figures, the result (the total with -P), and the meter's.
  */
 static void print_summary_json(const struct settings *s, const struct meter *m,
-			       const struct alternation *alt, size_t n_files,
+			       const struct txturns *turns, size_t n_files,
 			       const struct summary *streams, long failed,
 			       const struct summary *sum)
 {
@@ -202,10 +202,10 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
 	window_json(&j, &sum->win, m, sum->metered ? &sum->fig : NULL, -1);
-	if (alt) {
+	if (turns) {
 		json_object(&j, "turns");
 		json_string(&j, "taken_by", "zcc");
-		alt_json(alt, &j);
+		txturns_json(turns, &j);
 		json_close(&j);
 	} else {
 		json_null(&j, "turns");
@@ -250,7 +250,7 @@ static void print_streams(const struct settings *s, const struct summary *stream
 		print_calls(prefix, total, 1);
 }
 
-void report(const struct settings *s, struct meter *m, const struct alternation *alt,
+void report(const struct settings *s, struct meter *m, const struct txturns *turns,
 		   size_t n_files, const struct summary *streams, long failed, struct summary *sum)
 {
 	int meter_ok = !m || !m->spoiled;
@@ -259,7 +259,7 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 	if (sum->metered)
 		meter_figures(m, sum->confirmed, sum->bytes, &sum->fig);
 	if (s->json)
-		print_summary_json(s, m, alt, n_files, streams, failed, sum);
+		print_summary_json(s, m, turns, n_files, streams, failed, sum);
 	else if (s->streams > 1)
 		print_streams(s, streams, sum);
 	else
@@ -273,10 +273,10 @@ void report(const struct settings *s, struct meter *m, const struct alternation 
 				      sizeof(why)))
 			printf("held back by %s\n", why);
 	}
-	if (alt && !s->json)
-		alt_print(alt, stdout, s->unit);
-	if (alt)
-		alt_warn(alt);
+	if (turns && !s->json)
+		txturns_print(turns, stdout, s->unit);
+	if (turns)
+		txturns_warn(turns);
 	if (failed)
 		errx(1, "%ld of %ld streams failed: the total above counts the others", failed,
 		     s->streams);

@@ -14,7 +14,7 @@
 #include "lib/net.h"
 #include "lib/window.h"
 #include "tx/tx.h"
-#include "alternate.h"
+#include "txturns.h"
 
 /* -P: the most streams at once. */
 #define MAX_STREAMS 64
@@ -54,14 +54,14 @@ struct settings {
 	long time_ms;		/* -t: send for this long instead of -n loops; 0 */
 	int port;
 	const struct send_mode *mode;	/* with a list, its first */
-	const struct send_mode *arms[ALT_MAX_ARMS];	/* -m A,B,...: the modes taking turns */
+	const struct send_mode *arms[TURNS_MAX_ARMS];	/* -m A,B,...: the modes taking turns */
 	unsigned n_arms;	/* 1: one mode */
 	unsigned queued_arms;	/* of them, those -q sets */
 	struct send_mode listed;	/* the arms, as the summaries describe them */
 	char list_name[256];
 	const char *knob_arg;	/* -X NAME=V1,V2,...: as given; NULL */
 	char knob_name[256];	/* -X's NAME, where it is a sysctl's */
-	struct alt_knob_arms knob;	/* -X: the setting the arms differ in (knob NONE without) */
+	struct knob_arms knob;	/* -X: the setting the arms differ in (knob NONE without) */
 	long slot_ms;		/* -A */
 	long depth;
 	int cork;
@@ -129,9 +129,9 @@ void run_stream(const struct settings *s, struct sender *snd, const struct tx_fi
 		size_t n_files, const struct start_line *line, struct meter *m,
 		struct summary *sum);
 /* The same for -m A,B,...: the stream sent by the arms in turn (arms[0] connects). */
-void run_stream_alternating(const struct settings *s, struct alternation *alt,
-			    const struct tx_file *files, size_t n_files, struct meter *m,
-			    struct summary *sum);
+void run_stream_turns(const struct settings *s, struct txturns *turns,
+		      const struct tx_file *files, size_t n_files, struct meter *m,
+		      struct summary *sum);
 
 /* parallel.c: */
 
@@ -161,10 +161,10 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 
 /*
  * The summary (with -P each stream's line and the total's; with -J the
- * object; with alt the arms' lines), its figures from the meter m where one
+ * object; with turns the arms' lines), its figures from the meter m where one
  * ran; then whatever went wrong, a line each and exit 1, and the notes.
  */
-void report(const struct settings *s, struct meter *m, const struct alternation *alt,
+void report(const struct settings *s, struct meter *m, const struct txturns *turns,
 	    size_t n_files, const struct summary *streams, long failed, struct summary *sum);
 
 #endif

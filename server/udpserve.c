@@ -39,8 +39,12 @@
  */
 #define DEFAULT_RCVBUF (4L << 20)
 
-/* One sender: an address and a stream id, from its first datagram to its end. */
-struct sender {
+/*
+ * What zcs counts of one sender (zcc -u's stream, whose sending end is tx/'s
+ * struct sender): an address and a stream id, from its first datagram to its
+ * end.
+ */
+struct udp_peer {
 	int active;		/* its datagrams are being counted */
 	int ended;		/* its END came: it is done, and its END is answered again */
 	struct sockaddr_storage from;
@@ -66,8 +70,8 @@ struct server {
 	const struct settings *s;
 	struct hostmeter *hm;
 	int fd;
-	struct sender *senders;	/* -L of them */
-	struct sender *last;	/* the last one a datagram came from: the next likely does too */
+	struct udp_peer *senders;	/* -L of them */
+	struct udp_peer *last;	/* the last one a datagram came from: the next likely does too */
 	/*
 	 * The senders by address and stream id, so that a datagram finds its
 	 * own in time that does not grow with -L: an open-addressed table of
@@ -96,12 +100,12 @@ static volatile sig_atomic_t tick;
  */
 #define PROVEN_DATAGRAMS 8
 
-static int same_address(const struct sender *d, const struct sockaddr *from, socklen_t len)
+static int same_address(const struct udp_peer *d, const struct sockaddr *from, socklen_t len)
 {
 	return d->from_len == len && memcmp(&d->from, from, len) == 0;
 }
 
-static int is_it(const struct sender *d, const struct sockaddr *from, socklen_t len,
+static int is_it(const struct udp_peer *d, const struct sockaddr *from, socklen_t len,
 		 uint32_t stream)
 {
 	return (d->active || d->ended) && d->stream == stream && same_address(d, from, len);
@@ -121,13 +125,13 @@ static size_t bucket_of(const struct server *sv, const struct sockaddr *from, so
 	return h & sv->index_mask;
 }
 
-static struct sender *find_sender(struct server *sv, const struct sockaddr *from, socklen_t len,
+static struct udp_peer *find_sender(struct server *sv, const struct sockaddr *from, socklen_t len,
 				  uint32_t stream)
 {
 	if (sv->last && is_it(sv->last, from, len, stream))
 		return sv->last;
 	for (size_t i = bucket_of(sv, from, len, stream); sv->index[i]; i = (i + 1) & sv->index_mask) {
-		struct sender *d = &sv->senders[sv->index[i] - 1];
+		struct udp_peer *d = &sv->senders[sv->index[i] - 1];
 
 		if (is_it(d, from, len, stream))
 			return sv->last = d;
@@ -135,7 +139,7 @@ static struct sender *find_sender(struct server *sv, const struct sockaddr *from
 	return NULL;
 }
 
-static void index_add(struct server *sv, const struct sender *d)
+static void index_add(struct server *sv, const struct udp_peer *d)
 {
 	size_t i = bucket_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream);
 
@@ -145,7 +149,7 @@ static void index_add(struct server *sv, const struct sender *d)
 }
 
 /* Take d out, moving back the entries after it that probed past its bucket (no tombstones). */
-static void index_remove(struct server *sv, const struct sender *d)
+static void index_remove(struct server *sv, const struct udp_peer *d)
 {
 	size_t i = bucket_of(sv, (const struct sockaddr *)&d->from, d->from_len, d->stream), j;
 
@@ -155,7 +159,7 @@ static void index_remove(struct server *sv, const struct sender *d)
 		return;
 	sv->index[i] = 0;
 	for (j = (i + 1) & sv->index_mask; sv->index[j]; j = (j + 1) & sv->index_mask) {
-		const struct sender *e = &sv->senders[sv->index[j] - 1];
+		const struct udp_peer *e = &sv->senders[sv->index[j] - 1];
 		size_t home = bucket_of(sv, (const struct sockaddr *)&e->from, e->from_len, e->stream);
 
 		/* e may move to i unless its home lies cyclically in (i, j]. */
@@ -174,13 +178,13 @@ static void index_remove(struct server *sv, const struct sender *d)
  * its meter's window closed, no summary (said once on stderr). NULL if every
  * active sender has proven itself.
  */
-static struct sender *give_way(struct server *sv)
+static struct udp_peer *give_way(struct server *sv)
 {
-	struct sender *quiet = NULL;
+	struct udp_peer *quiet = NULL;
 	struct soak_figures fig;
 
 	for (long i = 0; i < sv->s->max_conns; i++) {
-		struct sender *d = &sv->senders[i];
+		struct udp_peer *d = &sv->senders[i];
 
 		if (d->active && d->count.distinct < PROVEN_DATAGRAMS && (!quiet || d->last_ns < quiet->last_ns))
 			quiet = d;
@@ -205,9 +209,9 @@ static struct sender *give_way(struct server *sv)
  * no longer gets its END answered), or an unproven one's (give_way); NULL
  * when -L proven senders are active.
  */
-static struct sender *free_place(struct server *sv)
+static struct udp_peer *free_place(struct server *sv)
 {
-	struct sender *d;
+	struct udp_peer *d;
 
 	if (sv->n_free > 0)
 		return &sv->senders[sv->free_places[--sv->n_free]];
@@ -221,7 +225,7 @@ static struct sender *free_place(struct server *sv)
 }
 
 /* A sender's place once its datagrams are no longer counted: ended (its END kept answered), or free. */
-static void give_up_place(struct server *sv, struct sender *d)
+static void give_up_place(struct server *sv, struct udp_peer *d)
 {
 	long at = d - sv->senders;
 
@@ -246,14 +250,14 @@ static int find_link_to(struct link *l, const struct sockaddr *to, socklen_t len
 	return rc;
 }
 
-static struct sender *start_sender(struct server *sv, struct sender *d,
+static struct udp_peer *start_sender(struct server *sv, struct udp_peer *d,
 				   const struct rx_datagram *dg, uint32_t stream)
 {
 	const struct settings *s = sv->s;
 	uint64_t now = timing_now_ns();
 
 	free(d->intervals.list);
-	*d = (struct sender){ .active = 1, .from_len = dg->from_len, .stream = stream,
+	*d = (struct udp_peer){ .active = 1, .from_len = dg->from_len, .stream = stream,
 			      .first_ns = now, .last_ns = now, .tick_ns = now };
 	memcpy(&d->from, dg->from, dg->from_len);
 	net_addr_text(dg->from, dg->from_len, d->peer, sizeof(d->peer));
@@ -272,7 +276,7 @@ static struct sender *start_sender(struct server *sv, struct sender *d,
  * half their datagrams behind it. Its window begins here; a sender that
  * ends unproven has none.
  */
-static void instrument(struct server *sv, struct sender *d)
+static void instrument(struct server *sv, struct udp_peer *d)
 {
 	struct link link;
 
@@ -295,7 +299,7 @@ struct result {
 	struct window_figures win;	/* the process's CPU time over the same time, and the link's counts */
 };
 
-static void sender_result(struct sender *d, struct result *res)
+static void sender_result(struct udp_peer *d, struct result *res)
 {
 	window_close(&d->win, 1, -1, &res->win);
 	res->ns = d->end_ns - d->first_ns;
@@ -303,7 +307,7 @@ static void sender_result(struct sender *d, struct result *res)
 	res->expected = d->count.distinct + res->lost;
 }
 
-static void print_summary(const struct server *sv, const struct sender *d,
+static void print_summary(const struct server *sv, const struct udp_peer *d,
 			  const struct soak_figures *fig, const struct result *res)
 {
 	const struct dgram_count *c = &d->count;
@@ -328,7 +332,7 @@ static void print_summary(const struct server *sv, const struct sender *d,
 	printf("\n");
 }
 
-static void print_summary_json(const struct server *sv, const struct sender *d,
+static void print_summary_json(const struct server *sv, const struct udp_peer *d,
 			       const struct soak_figures *fig, const struct result *res)
 {
 	const struct settings *s = sv->s;
@@ -383,7 +387,7 @@ static void print_summary_json(const struct server *sv, const struct sender *d,
 }
 
 /* The sender's end: its END came (at end_ns), or -W ran out after its last datagram. */
-static void end_sender(struct server *sv, struct sender *d)
+static void end_sender(struct server *sv, struct udp_peer *d)
 {
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
@@ -410,7 +414,7 @@ static void end_sender(struct server *sv, struct sender *d)
 }
 
 /* The ACK of an ended sender's END: what was received. */
-static void answer(struct server *sv, const struct sender *d)
+static void answer(struct server *sv, const struct udp_peer *d)
 {
 	struct dgram_header h = { .kind = DGRAM_ACK, .stream = d->stream, .seq = d->count.distinct };
 	unsigned char ack[DGRAM_END_BYTES];
@@ -446,7 +450,7 @@ static void take(void *ctx, const struct rx_datagram *dg)
 	struct server *sv = ctx;
 	struct dgram_header h;
 	uint64_t bytes = 0;
-	struct sender *d;
+	struct udp_peer *d;
 	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 
 	if (dgram_parse(dg->data, dg->len, &h, &bytes) < 0 || h.kind == DGRAM_ACK) {
@@ -509,7 +513,7 @@ static void look_up(struct server *sv, uint64_t now)
 	for (long i = 0; report && i < sv->s->max_conns; i++)
 		active += sv->senders[i].active;
 	for (long i = 0; i < sv->s->max_conns; i++) {
-		struct sender *d = &sv->senders[i];
+		struct udp_peer *d = &sv->senders[i];
 
 		if (!d->active)
 			continue;

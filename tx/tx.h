@@ -137,7 +137,10 @@ struct zc_buf {
 	uint32_t pending;	/* of those, not yet completed */
 };
 
-/* The connection, what has gone down it so far, and the mode's own state. */
+/*
+ * One stream's sending end (zcs -u's record of one is its struct udp_peer):
+ * the connection, what has gone down it so far, and the mode's own state.
+ */
 struct sender {
 	int sock;
 	const struct send_mode *mode;

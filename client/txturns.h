@@ -1,13 +1,14 @@
 /*
- * zcc -m A,B,...: one stream sent by several modes in turn, each for a slot
- * of -A ms in an order shuffled afresh every cycle, under one meter that runs
- * throughout, sampled at every slot's start and end. What the host does to
- * the run (another guest, a hypervisor's time, a burst of interrupts) moves
- * neighbouring slots alike, so the arms' difference, block of cycles by
- * block, keeps what the modes do and sheds most of what the host does.
+ * zcc's turns (zcs's own are server/rxturns): with -m A,B,..., one stream
+ * sent by several modes in turn, each for a slot of -A ms in an order
+ * shuffled afresh every cycle, under one meter that runs throughout, sampled
+ * at every slot's start and end. What the host does to the run (another
+ * guest, a hypervisor's time, a burst of interrupts) moves neighbouring
+ * slots alike, so the arms' difference, block of cycles by block, keeps what
+ * the modes do and sheds most of what the host does.
  */
-#ifndef ZC_ALTERNATE_H
-#define ZC_ALTERNATE_H
+#ifndef ZC_TXTURNS_H
+#define ZC_TXTURNS_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -19,9 +20,6 @@
 #include "lib/turns.h"
 #include "tx/tx.h"
 
-/* -m's list: the most modes it may name (each TCP mode once, and one again). */
-#define ALT_MAX_ARMS TURNS_MAX_ARMS
-
 /*
  * -X NAME=V1,V2,...: one mode, its arms the values of one setting. The
  * chunk (b) is each arm's own buffers; the socket options are set on the
@@ -29,24 +27,25 @@
  * (uncorking sends what it held) and SO_MAX_PACING_RATE; and, as root, a
  * sysctl by its name (net.ipv4.tcp_autocorking), put back at the end.
  */
-enum alt_knob { ALT_KNOB_NONE, ALT_KNOB_CHUNK, ALT_KNOB_SNDBUF, ALT_KNOB_NODELAY, ALT_KNOB_CORK,
-		ALT_KNOB_PACING, ALT_KNOB_SYSCTL };
+enum knob_kind { KNOB_NONE, KNOB_CHUNK, KNOB_SNDBUF, KNOB_NODELAY, KNOB_CORK, KNOB_PACING,
+		 KNOB_SYSCTL };
 
-struct alt_knob_arms {
-	enum alt_knob knob;
+struct knob_arms {
+	enum knob_kind knob;
 	unsigned n;
-	uint64_t value[ALT_MAX_ARMS];
-	char text[ALT_MAX_ARMS][64];	/* a sysctl's values, as written to it */
-	char label[ALT_MAX_ARMS][TURNS_NAME_BYTES];	/* the arm's name: "b=64k", "nodelay=1" */
+	uint64_t value[TURNS_MAX_ARMS];
+	char text[TURNS_MAX_ARMS][64];	/* a sysctl's values, as written to it */
+	char label[TURNS_MAX_ARMS][TURNS_NAME_BYTES];	/* the arm's name: "b=64k", "nodelay=1" */
 	struct sysctl_knob *sysctl;	/* a sysctl, opened (lib/sysctl): set as each slot begins */
 };
 
-struct alternation {
+/* A stream's turns: its arms, the senders taking them, and the slots. */
+struct txturns {
 	unsigned n_arms;
-	struct sender arms[ALT_MAX_ARMS];
+	struct sender arms[TURNS_MAX_ARMS];
 	struct sender *current;		/* the arm sending now; what a stop signal counts */
 	unsigned errqueue_arms;		/* arms that read the socket's error queue (MSG_ZEROCOPY) */
-	struct alt_knob_arms knob;	/* -X: the setting the arms differ in; knob NONE without */
+	struct knob_arms knob;		/* -X: the setting the arms differ in; knob NONE without */
 	long slot_ms;
 	int debug;
 	struct meter *meter;		/* -c; NULL */
@@ -67,40 +66,40 @@ struct alternation {
  * knob (-X; NULL without), the arms are its values, named for them, the
  * chunk each arm's own.
  */
-void alt_setup(struct alternation *alt, const struct send_mode *const *modes, unsigned n,
-	       const struct tx_config *c, long slot_ms, const struct alt_knob_arms *knob);
+void txturns_setup(struct txturns *turns, const struct send_mode *const *modes, unsigned n,
+		   const struct tx_config *c, long slot_ms, const struct knob_arms *knob);
 /* The socket, connected by arms[0]: every arm sends on it, with its mode's options. */
-void alt_connected(struct alternation *alt);
+void txturns_connected(struct txturns *turns);
 /* The first slot starts now; with m, its samples are the meter's (m may be NULL). */
-void alt_start(struct alternation *alt, struct meter *m);
+void txturns_start(struct txturns *turns, struct meter *m);
 /* tx_send_stream_turns's turn: the arm that sends the next file. */
-struct sender *alt_turn(void *alt);
+struct sender *txturns_next(void *turns);
 /*
  * After the stream, before the wait for zcs's close: the arms other than the
  * last to send take their last completions (their sends are a slot old or
  * more; a completion left on the error queue would wake that wait, whose
  * read then blocked past -W).
  */
-void alt_settle(struct alternation *alt);
+void txturns_settle(struct txturns *turns);
 /* After zcs closed (or -W ran out): the zero-copy sends of all arms, summed. */
-void alt_finish(struct alternation *alt, uint64_t *zc_sends, uint64_t *zc_copied);
+void txturns_finish(struct txturns *turns, uint64_t *zc_sends, uint64_t *zc_copied);
 /* Every arm's buffers, and the socket, once; the slots stay for the report. */
-void alt_close(struct alternation *alt);
+void txturns_close(struct txturns *turns);
 
 /*
  * zcc -E: the slot table, sent after the stream's last byte (before the
  * half-close) to a zcs that answered the opening exchange; its answer, read
- * back with zcs's close (alt_read_answer).
+ * back with zcs's close (txturns_read_answer).
  */
-void alt_send_table(struct alternation *alt);
+void txturns_send_table(struct txturns *turns);
 /* zcs's answer: its figures over the slots, and with the meter here the two ends' sum. */
-void alt_read_answer(struct alternation *alt, const unsigned char *buf, size_t len);
+void txturns_read_answer(struct txturns *turns, const unsigned char *buf, size_t len);
 
 /* On stderr, when more than a tenth of the slots measured nothing: why, and what to do. */
-void alt_warn(const struct alternation *alt);
+void txturns_warn(const struct txturns *turns);
 /* The arms' lines, and with the meter each arm against the cheapest. */
-void alt_print(const struct alternation *alt, FILE *out, char unit);
+void txturns_print(const struct txturns *turns, FILE *out, char unit);
 /* The same as -J's "arms", "comparisons" and "slots". */
-void alt_json(const struct alternation *alt, struct json *j);
+void txturns_json(const struct txturns *turns, struct json *j);
 
 #endif
