@@ -151,9 +151,8 @@ static void arms_buffers(struct settings *s, const char *given, const char *opti
 
 /*
  * -m A,B,...: the modes that take turns sending one stream, each named as -m
- * names one; -A only with them. One stream over TCP. The summaries describe
- * them as one mode (s->listed): the list's name, chunked, queued or counting
- * copies if any arm is; every arm's buffers together must fit in memory.
+ * names one; -A only with them. One stream over TCP. Every arm's buffers
+ * together must fit in memory.
  */
 static void parse_arms(struct settings *s, const char *given, const char *list)
 {
@@ -172,15 +171,11 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 			  s->datagram ? "-u" : s->streams > 1 ? "-P" : "-S");
 	s->n_arms = opt_mode_list(list, buf, sizeof(s->list_name), items, TURNS_MAX_ARMS);
 	strcpy(s->list_name, list);
-	s->listed = (struct send_mode){ .name = s->list_name, .io = NET_IO_SEND };
 	for (unsigned i = 0; i < s->n_arms; i++) {
 		s->arms[i] = find_mode(items[i], 0);
-		s->listed.chunked |= s->arms[i]->chunked;
-		s->listed.queued |= s->arms[i]->queued;
-		s->listed.counts_copies |= s->arms[i]->counts_copies;
 		s->queued_arms += s->arms[i]->queued;
 	}
-	s->mode = &s->listed;
+	s->mode = s->arms[0];
 	arms_buffers(s, given, "-m", list, NULL);
 }
 
@@ -296,15 +291,12 @@ static void parse_knob(struct settings *s, const char *given)
 			snprintf(k->label[a] + strlen(k->label[a]), sizeof(k->label[a]) - strlen(k->label[a]),
 				 "#%u", a + 1);
 	snprintf(s->list_name, sizeof(s->list_name), "%s -X %s", s->mode->name, s->knob_arg);
-	s->listed = *s->mode;
-	s->listed.name = s->list_name;
 	for (unsigned a = 0; a < k->n; a++) {
 		s->arms[a] = s->mode;
 		s->queued_arms += s->mode->queued;
 	}
 	s->n_arms = k->n;
 	arms_buffers(s, given, "-X", s->knob_arg, k->knob == KNOB_CHUNK ? k->value : NULL);
-	s->mode = &s->listed;
 }
 
 /*
@@ -407,10 +399,10 @@ static void check_buffer_memory(const struct settings *s)
 static void check_file_memory(const struct settings *s)
 {
 	uint64_t bytes = 0, host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-	int held = s->mode->load != NULL;
+	int held = 0;
 
 	for (unsigned i = 0; i < s->n_arms; i++)
-		held |= s->arms[i] && s->arms[i]->load;
+		held |= s->arms[i]->load != NULL;
 	if (!held)
 		return;
 	for (size_t i = 0; i < s->n_files; i++)
@@ -419,6 +411,23 @@ static void check_file_memory(const struct settings *s)
 		errx(1, "-m memory holds the files in each stream's memory: %.1f GiB x -P %ld is more "
 		     "than half of this host's %.1f GiB", bytes / 1073741824.0, s->streams,
 		     host / 1073741824.0);
+}
+
+/*
+ * The stream's arms (one mode is turns of one, arms[0]), as the summaries
+ * name them: the mode's name or the list's, and what any arm does.
+ */
+static void name_the_modes(struct settings *s)
+{
+	if (s->n_arms == 1)
+		s->arms[0] = s->mode;
+	s->modes = (struct stream_modes){ .name = s->n_arms > 1 ? s->list_name : s->mode->name,
+					  .datagram = s->mode->datagram };
+	for (unsigned i = 0; i < s->n_arms; i++) {
+		s->modes.chunked |= s->arms[i]->chunked;
+		s->modes.queued |= s->arms[i]->queued;
+		s->modes.counts_copies |= s->arms[i]->counts_copies;
+	}
 }
 
 /* What one option means for another, once all are read. */
@@ -448,13 +457,14 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		s->mode = m;
 	}
 	parse_knob(s, given);
+	name_the_modes(s);
 	if (s->n_cpu_list > 1 && s->streams == 1)
 		opt_failx("-B %d,...: a list of CPUs is for -P streams, one CPU each in turn",
 			  s->cpu_list[0]);
 	/* A corked partial segment waits up to 200 ms, and the zero-copy buffer under it too. */
-	if (s->cork && s->mode->counts_copies)
+	if (s->cork && s->modes.counts_copies)
 		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
-			  "for up to 200 ms, and the buffer under it until then", s->mode->name);
+			  "for up to 200 ms, and the buffer under it until then", s->modes.name);
 	if (s->rate.bytes_per_sec && rate_share(&s->rate, s->streams).bytes_per_sec < MIN_STREAM_RATE)
 		opt_failx("-R %llu over -P %ld streams is %llu bytes/sec each: a stream needs at "
 			  "least %d", (unsigned long long)s->rate.bytes_per_sec, s->streams,
@@ -463,9 +473,9 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	s->sockopts.connect_secs = s->close_wait_secs;
 	if (!strchr(given, 'q') && s->n_arms == 1)
 		s->depth = tx_default_depth(s->bufsize, s->streams, tx_pin_limit());
-	if (strchr(given, 'q') && !s->mode->queued)
+	if (strchr(given, 'q') && !s->modes.queued)
 		opt_failx("-q needs -m %s (mode %s sends one %s at a time)",
-			  tx_mode_names(s->datagram, 1), s->mode->name,
+			  tx_mode_names(s->datagram, 1), s->modes.name,
 			  s->datagram ? "batch" : "chunk");
 	if (s->n_arms == 1)
 		check_buffer_memory(s);
@@ -681,12 +691,12 @@ static void debug_files(const struct settings *s, const struct tx_file *files, s
 			(unsigned long long)(s->datagram
 					     ? s->loops * (per_loop + datagrams * DGRAM_HEADER_BYTES)
 					     : proto_stream_bytes(s->loops, n, per_loop)));
-	fprintf(stderr, ", mode %s", s->mode->name);
+	fprintf(stderr, ", mode %s", s->modes.name);
 	if (s->datagram)
 		fprintf(stderr, ", %ld-byte datagrams, %llu of them%s", s->dgram_bytes,
 			(unsigned long long)(s->time_ms ? datagrams : s->loops * datagrams),
 			s->time_ms ? " a loop" : "");
-	if (s->mode->queued)
+	if (s->modes.queued)
 		fprintf(stderr, ", %ld %s in flight", s->depth, s->datagram ? "batches" : "chunks");
 	if (s->streams > 1)
 		fprintf(stderr, ", %ld streams", s->streams);
@@ -698,12 +708,10 @@ int main(int argc, char **argv)
 	struct settings s;
 	struct tx_file *files;
 	struct summary sum, streams[MAX_STREAMS];
-	struct sender snd;
 	struct meter *m = NULL;
 	size_t n_files;
 	long failed = 0;
 	struct start_line alone = { -1, -1 };
-	struct sender *sending = &snd;
 	static struct txturns turns;
 
 	parse_options(argc, argv, &s);
@@ -725,18 +733,11 @@ int main(int argc, char **argv)
 	if (s.debug)
 		debug_files(&s, files, n_files);
 	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */
-	if (s.n_arms > 1) {
-		struct tx_config c;
-
-		sender_config(&s, &c);
+	if (s.streams == 1) {
 		if (s.knob.knob == KNOB_SYSCTL)
 			open_sysctl(&s);
-		txturns_setup(&turns, s.arms, s.n_arms, &c, s.slot_ms,
-			      s.knob.knob ? &s.knob : NULL);
+		stream_setup(&turns, &s);
 		stop_signals_count(&turns.current);
-	} else if (s.streams == 1) {
-		sender_setup(&snd, &s);
-		stop_signals_count(&sending);
 	}
 	/* Soakers first: they cover every CPU, whichever one zcc itself is pinned to. */
 	if (s.measure_cpu)
@@ -747,10 +748,8 @@ int main(int argc, char **argv)
 		meter_die(m);
 	if (s.streams > 1)
 		failed = run_parallel(&s, m, files, n_files, streams, &sum);
-	else if (s.n_arms > 1)
-		run_stream_turns(&s, &turns, files, n_files, m, &sum);
 	else
-		run_stream(&s, &snd, files, n_files, &alone, m, &sum);
+		run_stream(&s, &turns, files, n_files, &alone, m, &sum);
 	sum.skipped = s.n_paths - n_files;
 	report(&s, m, s.n_arms > 1 ? &turns : NULL, n_files, streams, failed, &sum);
 	free(files);

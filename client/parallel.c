@@ -20,11 +20,12 @@
 #include "zcc.h"
 
 /*
- * -P's streams, in memory shared with zcc: each stream's sender, so that its
- * count is known however it ends, and its summary.
+ * -P's streams, in memory shared with zcc: each stream's arm (one mode,
+ * turns of one), so that its count is known however it ends, and its
+ * summary.
  */
 struct stream_share {
-	struct sender snd;
+	struct txturns turns;
 	struct summary sum;
 };
 
@@ -83,7 +84,7 @@ static uint64_t running_sent(void)
 	uint64_t sent = running.snd ? (*running.snd)->sent : 0;
 
 	for (long i = 0; i < running.n_pids; i++)
-		sent += running.streams[i].snd.sent;
+		sent += running.streams[i].turns.arms[0].sent;
 	return sent;
 }
 
@@ -155,8 +156,8 @@ static void __attribute__((noreturn)) stream_child(const struct settings *s, lon
 	setvbuf(stderr, line_buf, _IOLBF, sizeof(line_buf));
 	if (s->n_cpu_list > 1 && cpu_pin(s->cpu_list[i % s->n_cpu_list]) < 0)
 		err(1, "-B %d: sched_setaffinity", s->cpu_list[i % s->n_cpu_list]);
-	sender_setup(&st->snd, s);
-	run_stream(s, &st->snd, files, n_files, line, NULL, &st->sum);
+	stream_setup(&st->turns, s);
+	run_stream(s, &st->turns, files, n_files, line, NULL, &st->sum);
 	/* Past the atexit handlers: the soakers are the parent's. */
 	fflush(NULL);
 	_exit(0);
@@ -176,14 +177,14 @@ static void hear_from_each(const int *out, long n)
 static void collect_stream(long i, int status, struct summary *sum)
 {
 	const struct stream_share *st = &running.streams[i];
+	const struct sender *snd = &st->turns.arms[0];
 
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && st->sum.end_ns)
 		*sum = st->sum;
 	else
-		*sum = (struct summary){ .bytes = st->snd.sent, .failed = 1,
-					 .zc_sends = st->snd.zc_sends,
-					 .zc_copied = st->snd.zc_copied,
-					 .datagrams = st->snd.datagrams, .calls = st->snd.calls };
+		*sum = (struct summary){ .bytes = snd->sent, .failed = 1,
+					 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
+					 .datagrams = snd->datagrams, .calls = snd->calls };
 }
 
 long run_parallel(const struct settings *s, struct meter *m, const struct tx_file *files,
@@ -260,7 +261,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 		if (WIFSIGNALED(status))
 			warnx("stream %ld of %ld was killed by SIG%s after %llu bytes", i + 1, s->streams,
 			      sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?",
-			      (unsigned long long)running.streams[i].snd.sent);
+			      (unsigned long long)running.streams[i].turns.arms[0].sent);
 		if (streams[i].failed) {
 			failed++;
 			continue;

@@ -39,19 +39,19 @@ void sender_config(const struct settings *s, struct tx_config *c)
 				 .n_files = s->n_files };
 }
 
-void sender_setup(struct sender *snd, const struct settings *s)
+void stream_setup(struct txturns *turns, const struct settings *s)
 {
 	struct tx_config c;
 
 	sender_config(s, &c);
-	tx_sender_setup(snd, s->mode, &c);
+	txturns_setup(turns, s->arms, s->n_arms, &c, s->slot_ms, s->knob.knob ? &s->knob : NULL);
 }
 
-/* run_stream(), or with turns its arms in turn (snd: arms[0], which connects). */
-static void stream(const struct settings *s, struct sender *snd, struct txturns *turns,
-		   const struct tx_file *files, size_t n_files, const struct start_line *line,
-		   struct meter *m, struct summary *sum)
+void run_stream(const struct settings *s, struct txturns *turns, const struct tx_file *files,
+		size_t n_files, const struct start_line *line, struct meter *m,
+		struct summary *sum)
 {
+	struct sender *snd = &turns->arms[0];
 	int alone = line->ready < 0;
 	uint64_t start, end;
 	int unconfirmed;
@@ -83,25 +83,13 @@ static void stream(const struct settings *s, struct sender *snd, struct txturns 
 		if (net_exchange_ask(snd->sock, s->close_wait_secs, why, sizeof(why)) < 0)
 			errx(1, "the opening exchange (-E) with %s: %s", s->server, why);
 	}
-	if (turns)
-		txturns_connected(turns);
-	else
-		tx_sender_connected(snd);
+	txturns_connected(turns);
 	if (!alone)
 		wait_for_the_others(line);
 	window_open(&win, &counts);
 	start = timing_now_ns();
-	if (turns) {
-		txturns_start(turns, m);
-		tx_send_stream_turns(snd, txturns_next, turns, &plan, files, n_files, s->debug);
-		snd = turns->current;
-		/* -E: zcs is of this suite, and takes the slot table after the stream. */
-		if (s->exchange)
-			txturns_send_table(turns);
-		txturns_settle(turns);
-	} else {
-		tx_send_stream(snd, &plan, files, n_files, s->debug);
-	}
+	txturns_send(turns, m, &plan, files, n_files, s->exchange, s->debug);
+	snd = turns->current;
 	end = timing_now_ns();
 	if (s->debug && !s->datagram)
 		net_say_mss_settled(snd->sock);
@@ -113,10 +101,7 @@ static void stream(const struct settings *s, struct sender *snd, struct txturns 
 		end = timing_now_ns();
 	window_close(&win, !unconfirmed, s->datagram ? -1 : snd->sock, &fig);
 	fig.link = lk;
-	if (turns && s->exchange)
-		txturns_read_answer(turns, snd->answer, snd->answer_len);
-	if (turns)
-		txturns_finish(turns, &snd->zc_sends, &snd->zc_copied);
+	txturns_finish(turns, s->exchange, &snd->zc_sends, &snd->zc_copied);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,
 				 .zc_sends = snd->zc_sends, .zc_copied = snd->zc_copied,
@@ -124,25 +109,5 @@ static void stream(const struct settings *s, struct sender *snd, struct txturns 
 				 .received = snd->acked_datagrams,
 				 .rate = rate_share(&s->rate, s->streams),
 				 .files_sent = snd->files_sent, .win = fig };
-	if (turns)
-		txturns_close(turns);
-	else
-		tx_sender_close(snd);
+	txturns_close(turns);
 }
-
-void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
-		size_t n_files, const struct start_line *line, struct meter *m,
-		struct summary *sum)
-{
-	stream(s, snd, NULL, files, n_files, line, m, sum);
-}
-
-void run_stream_turns(const struct settings *s, struct txturns *turns,
-		      const struct tx_file *files, size_t n_files, struct meter *m,
-		      struct summary *sum)
-{
-	struct start_line alone = { -1, -1 };
-
-	stream(s, &turns->arms[0], turns, files, n_files, &alone, m, sum);
-}
-

@@ -32,7 +32,7 @@ static int below_rate(const struct summary *sum)
  * the CPU time zcc took, and in the zero-copy modes how many sends the
  * kernel copied. With -P, each stream's line and the total's have a prefix.
  */
-static void print_summary(const char *prefix, const struct send_mode *mode,
+static void print_summary(const char *prefix, const struct stream_modes *mode,
 			  const struct summary *sum, char unit)
 {
 	char rate[48];
@@ -69,7 +69,7 @@ static void print_summary(const char *prefix, const struct send_mode *mode,
 }
 
 /* -J: a summary's figures, as members of the object open now. */
-static void json_summary(struct json *j, const struct send_mode *mode, const struct summary *sum)
+static void json_summary(struct json *j, const struct stream_modes *mode, const struct summary *sum)
 {
 	json_uint(j, "bytes", sum->bytes);
 	json_double(j, "seconds", timing_secs(sum->ns), 6);
@@ -115,16 +115,16 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 	json_string(j, "server", s->server);
 	json_int(j, "port", s->port);
 	json_string(j, "protocol", s->datagram ? "udp" : "tcp");
-	json_string(j, "mode", s->mode->name);
+	json_string(j, "mode", s->modes.name);
 	if (s->datagram)
 		json_int(j, "datagram_bytes", s->dgram_bytes);
 	else
 		json_null(j, "datagram_bytes");
-	if (s->mode->chunked)
+	if (s->modes.chunked)
 		json_int(j, "bufsize", s->bufsize);
 	else
 		json_null(j, "bufsize");
-	if (s->mode->queued)
+	if (s->modes.queued)
 		json_int(j, "depth", s->depth);
 	else
 		json_null(j, "depth");
@@ -189,14 +189,14 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 		json_array(&j, "streams");
 		for (long i = 0; i < s->streams; i++) {
 			json_object(&j, NULL);
-			json_summary(&j, s->mode, &streams[i]);
+			json_summary(&j, &s->modes, &streams[i]);
 			json_bool(&j, "failed", streams[i].failed);
 			json_close(&j);
 		}
 		json_close(&j);
 	}
 	json_object(&j, "result");
-	json_summary(&j, s->mode, sum);
+	json_summary(&j, &s->modes, sum);
 	if (s->streams > 1)
 		json_int(&j, "failed_streams", failed);
 	json_close(&j);
@@ -238,14 +238,14 @@ static void print_streams(const struct settings *s, const struct summary *stream
 		if (streams[i].failed)
 			continue;
 		snprintf(prefix, sizeof(prefix), "stream %ld: ", i + 1);
-		print_summary(prefix, s->mode, &streams[i], s->unit);
+		print_summary(prefix, &s->modes, &streams[i], s->unit);
 		if (s->tcp_line) {
 			tcpinfo_print(stdout, prefix, &streams[i].win.tcp);
 			print_calls(prefix, &streams[i], 0);
 		}
 	}
 	snprintf(prefix, sizeof(prefix), "all %ld streams: ", s->streams);
-	print_summary(prefix, s->mode, total, s->unit);
+	print_summary(prefix, &s->modes, total, s->unit);
 	if (s->tcp_line)
 		print_calls(prefix, total, 1);
 }
@@ -263,7 +263,7 @@ void report(const struct settings *s, struct meter *m, const struct txturns *tur
 	else if (s->streams > 1)
 		print_streams(s, streams, sum);
 	else
-		print_summary("", s->mode, sum, s->unit);
+		print_summary("", &s->modes, sum, s->unit);
 	if (s->tcp_line && !s->json && s->streams == 1) {
 		char why[200];
 
@@ -299,6 +299,7 @@ void report(const struct settings *s, struct meter *m, const struct txturns *tur
 	if (below_rate(sum))
 		warnx("note: mode %s reached %.1f%% of the rate asked (-R %llu): it could not run at "
 		      "that rate here, and its load is not comparable with that of runs that did",
-		      s->mode->name, rate_reached_pct(sum), (unsigned long long)s->rate.bytes_per_sec);
+		      s->modes.name, rate_reached_pct(sum),
+		      (unsigned long long)s->rate.bytes_per_sec);
 }
 

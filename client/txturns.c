@@ -1,6 +1,7 @@
 /*
- * zcc -m A,B,...: the arms of one stream, their slots and the samples at
- * their edges, and what the slots say, arm against arm.
+ * zcc's turns: the arms of one stream (one mode is turns of one arm, which
+ * sends it all), and with -m A,B,... their slots, the samples at their
+ * edges, and what the slots say, arm against arm.
  */
 #include <err.h>
 #include <limits.h>
@@ -118,7 +119,8 @@ void txturns_connected(struct txturns *turns)
 		turns->arms[i].sock = turns->arms[0].sock;
 		tx_sender_connected(&turns->arms[i]);
 	}
-	bound_the_queue(turns, turns->arms[0].rate);
+	if (turns->n_arms > 1)
+		bound_the_queue(turns, turns->arms[0].rate);
 }
 
 /* The bytes in the send queue now, sent and not acknowledged or not yet sent (SIOCOUTQ). */
@@ -156,7 +158,7 @@ static void begin_slot(struct txturns *turns, uint64_t now)
 			turns->sched.cur + 1, turns->result.arm[turns->sched.cur]);
 }
 
-void txturns_start(struct txturns *turns, struct meter *m)
+static void start(struct txturns *turns, struct meter *m)
 {
 	turns->meter = m;
 	turns->result.n_cpus = m ? m->soak.n_cpus : 0;
@@ -185,7 +187,8 @@ static void end_slot(struct txturns *turns)
 	turns_add(t, &sl);
 }
 
-struct sender *txturns_next(void *arg)
+/* tx_send_stream_turns's turn: the arm that sends the next file. */
+static struct sender *next(void *arg)
 {
 	struct txturns *turns = arg;
 	uint64_t now = timing_now_ns();
@@ -210,7 +213,7 @@ struct sender *txturns_next(void *arg)
 	return turns->current;
 }
 
-void txturns_settle(struct txturns *turns)
+static void settle(struct txturns *turns)
 {
 	for (unsigned i = 0; i < turns->n_arms; i++) {
 		struct sender *a = &turns->arms[i];
@@ -218,18 +221,6 @@ void txturns_settle(struct txturns *turns)
 		if (a != turns->current && a->mode->finish)
 			a->mode->finish(a);
 	}
-}
-
-void txturns_finish(struct txturns *turns, uint64_t *zc_sends, uint64_t *zc_copied)
-{
-	uint64_t sends = 0, copied = 0;
-
-	for (unsigned i = 0; i < turns->n_arms; i++) {
-		sends += turns->arms[i].zc_sends;
-		copied += turns->arms[i].zc_copied;
-	}
-	*zc_sends = sends;
-	*zc_copied = copied;
 }
 
 void txturns_warn(const struct txturns *turns)
@@ -254,7 +245,8 @@ void txturns_close(struct txturns *turns)
 	schedule_free(&turns->sched);
 }
 
-void txturns_send_table(struct txturns *turns)
+/* -E: the slot table, after the stream's last byte (before the half-close). */
+static void send_table(struct txturns *turns)
 {
 	struct sender *snd = turns->current;
 	size_t len, done;
@@ -266,7 +258,7 @@ void txturns_send_table(struct txturns *turns)
 	snd->keep_answer = 1;
 }
 
-void txturns_read_answer(struct txturns *turns, const unsigned char *buf, size_t len)
+static void read_answer(struct txturns *turns, const unsigned char *buf, size_t len)
 {
 	char why[160];
 
@@ -288,6 +280,35 @@ void txturns_read_answer(struct txturns *turns, const unsigned char *buf, size_t
 	}
 	turns->answered = 1;
 	turns_sum(&turns->result, &turns->receiver, &turns->both);
+}
+
+void txturns_send(struct txturns *turns, struct meter *m, const struct tx_plan *plan,
+		  const struct tx_file *files, size_t n_files, int exchange, int debug)
+{
+	if (turns->n_arms == 1) {
+		tx_send_stream(turns->current, plan, files, n_files, debug);
+		return;
+	}
+	start(turns, m);
+	tx_send_stream_turns(turns->current, next, turns, plan, files, n_files, debug);
+	/* -E: zcs is of this suite, and takes the slot table after the stream. */
+	if (exchange)
+		send_table(turns);
+	settle(turns);
+}
+
+void txturns_finish(struct txturns *turns, int exchange, uint64_t *zc_sends, uint64_t *zc_copied)
+{
+	uint64_t sends = 0, copied = 0;
+
+	if (exchange && turns->n_arms > 1)
+		read_answer(turns, turns->current->answer, turns->current->answer_len);
+	for (unsigned i = 0; i < turns->n_arms; i++) {
+		sends += turns->arms[i].zc_sends;
+		copied += turns->arms[i].zc_copied;
+	}
+	*zc_sends = sends;
+	*zc_copied = copied;
 }
 
 void txturns_print(const struct txturns *turns, FILE *out, char unit)

@@ -1,11 +1,12 @@
 /*
- * zcc's turns (zcs's own are server/rxturns): with -m A,B,..., one stream
- * sent by several modes in turn, each for a slot of -A ms in an order
- * shuffled afresh every cycle, under one meter that runs throughout, sampled
- * at every slot's start and end. What the host does to the run (another
- * guest, a hypervisor's time, a burst of interrupts) moves neighbouring
- * slots alike, so the arms' difference, block of cycles by block, keeps what
- * the modes do and sheds most of what the host does.
+ * zcc's turns (zcs's own are server/rxturns). One mode is turns of one arm,
+ * which sends the whole stream. With -m A,B,..., one stream is sent by
+ * several modes in turn, each for a slot of -A ms in an order shuffled
+ * afresh every cycle, under one meter that runs throughout, sampled at every
+ * slot's start and end. What the host does to the run (another guest, a
+ * hypervisor's time, a burst of interrupts) moves neighbouring slots alike,
+ * so the arms' difference, block of cycles by block, keeps what the modes do
+ * and sheds most of what the host does.
  */
 #ifndef ZC_TXTURNS_H
 #define ZC_TXTURNS_H
@@ -68,32 +69,30 @@ struct txturns {
  */
 void txturns_setup(struct txturns *turns, const struct send_mode *const *modes, unsigned n,
 		   const struct tx_config *c, long slot_ms, const struct knob_arms *knob);
-/* The socket, connected by arms[0]: every arm sends on it, with its mode's options. */
-void txturns_connected(struct txturns *turns);
-/* The first slot starts now; with m, its samples are the meter's (m may be NULL). */
-void txturns_start(struct txturns *turns, struct meter *m);
-/* tx_send_stream_turns's turn: the arm that sends the next file. */
-struct sender *txturns_next(void *turns);
 /*
- * After the stream, before the wait for zcs's close: the arms other than the
- * last to send take their last completions (their sends are a slot old or
- * more; a completion left on the error queue would wake that wait, whose
- * read then blocked past -W).
+ * The socket, connected by arms[0]: every arm sends on it, with its mode's
+ * options (-R's pacing set once, by arms[0]).
  */
-void txturns_settle(struct txturns *turns);
-/* After zcs closed (or -W ran out): the zero-copy sends of all arms, summed. */
-void txturns_finish(struct txturns *turns, uint64_t *zc_sends, uint64_t *zc_copied);
+void txturns_connected(struct txturns *turns);
+/*
+ * The stream, from its first byte to its last: one arm sends it all; two or
+ * more take turns by slots, whose samples are the meter's (m; NULL without),
+ * and with -E (exchange) the slot table follows the stream for zcs. Then the
+ * arms other than the last to send take their last completions (their sends
+ * are a slot old or more; a completion left on the error queue would wake
+ * the wait for zcs's close, whose read then blocked past -W). turns->current
+ * is the last arm to send.
+ */
+void txturns_send(struct txturns *turns, struct meter *m, const struct tx_plan *plan,
+		  const struct tx_file *files, size_t n_files, int exchange, int debug);
+/*
+ * After zcs closed (or -W ran out): with -E and turns, zcs's answer (its
+ * figures over the slots, and with the meter here the two ends' sum); the
+ * zero-copy sends of all arms, summed.
+ */
+void txturns_finish(struct txturns *turns, int exchange, uint64_t *zc_sends, uint64_t *zc_copied);
 /* Every arm's buffers, and the socket, once; the slots stay for the report. */
 void txturns_close(struct txturns *turns);
-
-/*
- * zcc -E: the slot table, sent after the stream's last byte (before the
- * half-close) to a zcs that answered the opening exchange; its answer, read
- * back with zcs's close (txturns_read_answer).
- */
-void txturns_send_table(struct txturns *turns);
-/* zcs's answer: its figures over the slots, and with the meter here the two ends' sum. */
-void txturns_read_answer(struct txturns *turns, const unsigned char *buf, size_t len);
 
 /* On stderr, when more than a tenth of the slots measured nothing: why, and what to do. */
 void txturns_warn(const struct txturns *turns);

@@ -37,6 +37,18 @@ static inline struct rate rate_share(const struct rate *r, long streams)
 	return (struct rate){ r->bytes_per_sec / streams, r->asked, r->unit };
 }
 
+/*
+ * What the summaries say of a stream's arms: the mode's name, or the list's
+ * ("write,sendfile", "send -X b=4k,64k"), and what any of its arms does.
+ */
+struct stream_modes {
+	const char *name;
+	int datagram;		/* -u's modes */
+	int chunked;		/* -b's chunks */
+	int queued;		/* -q's depth */
+	int counts_copies;	/* the zero-copy sends the kernel copied */
+};
+
 struct settings {
 	int debug;
 	int json;		/* -J */
@@ -55,9 +67,9 @@ struct settings {
 	int port;
 	const struct send_mode *mode;	/* with a list, its first */
 	const struct send_mode *arms[TURNS_MAX_ARMS];	/* -m A,B,...: the modes taking turns */
-	unsigned n_arms;	/* 1: one mode */
+	unsigned n_arms;	/* 1: one mode, arms[0] */
 	unsigned queued_arms;	/* of them, those -q sets */
-	struct send_mode listed;	/* the arms, as the summaries describe them */
+	struct stream_modes modes;	/* the arms, as the summaries name them */
 	char list_name[256];
 	const char *knob_arg;	/* -X NAME=V1,V2,...: as given; NULL */
 	char knob_name[256];	/* -X's NAME, where it is a sysctl's */
@@ -115,23 +127,23 @@ struct start_line {
 
 /* run.c: */
 
-/* What the settings ask of a sender (tx_config), and a sender set up so. */
+/*
+ * What the settings ask of a sender (tx_config), and a stream's arms set up
+ * so: -m's one mode, or the modes (or -X's values) that take turns.
+ */
 void sender_config(const struct settings *s, struct tx_config *c);
-void sender_setup(struct sender *snd, const struct settings *s);
+void stream_setup(struct txturns *turns, const struct settings *s);
 
 /*
- * One stream, from a sender set up for its mode: connect, send the files -n
- * times, wait for zcs to close (for -W at most), and fill in its summary. The
- * time runs to zcs's close, or to the last byte if zcs did not close; alone,
- * with a meter (m), the meter's window ends at the same moment.
+ * One stream, sent by its arms (one mode is turns of one arm): connect
+ * (arms[0]), send the files -n times, wait for zcs to close (for -W at
+ * most), and fill in its summary. The time runs to zcs's close, or to the
+ * last byte if zcs did not close; alone, with a meter (m), the meter's
+ * window ends at the same moment.
  */
-void run_stream(const struct settings *s, struct sender *snd, const struct tx_file *files,
+void run_stream(const struct settings *s, struct txturns *turns, const struct tx_file *files,
 		size_t n_files, const struct start_line *line, struct meter *m,
 		struct summary *sum);
-/* The same for -m A,B,...: the stream sent by the arms in turn (arms[0] connects). */
-void run_stream_turns(const struct settings *s, struct txturns *turns,
-		      const struct tx_file *files, size_t n_files, struct meter *m,
-		      struct summary *sum);
 
 /* parallel.c: */
 
