@@ -161,7 +161,7 @@ static void begin_slot(struct txturns *turns, uint64_t now)
 static void start(struct txturns *turns, struct meter *m)
 {
 	turns->meter = m;
-	turns->result.n_cpus = m ? m->soak.n_cpus : 0;
+	turns->result.n_cpus = meter_cpus(m);
 	schedule_init(&turns->sched, turns->n_arms, turns->slot_ms, m);
 	begin_slot(turns, timing_now_ns());
 }

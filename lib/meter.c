@@ -197,6 +197,48 @@ int meter_mark(struct meter *m, enum meter_moment when)
 	return -1;
 }
 
+int meter_keep_opening(const struct meter *m, struct meter_opening *o)
+{
+	if (soak_sample_init(&m->soak, &o->first) < 0)
+		return -1;
+	soak_sample_copy(&o->first, &m->at[METER_FIRST_BYTE], m->soak.n_cpus);
+	o->ref = m->ref;
+	o->tare_ms = m->tare_ms;
+	o->tare_from_ns = m->tare_from_ns;
+	return 0;
+}
+
+void meter_restore_opening(struct meter *m, struct meter_opening *o)
+{
+	soak_sample_copy(&m->at[METER_FIRST_BYTE], &o->first, m->soak.n_cpus);
+	m->ref = o->ref;
+	m->tare_ms = o->tare_ms;
+	m->tare_from_ns = o->tare_from_ns;
+	m->note[0] = '\0';
+	soak_sample_free(&o->first);
+}
+
+int meter_cpus(const struct meter *m)
+{
+	return m ? m->soak.n_cpus : 0;
+}
+
+int meter_sample_init(const struct meter *m, struct soak_sample *s)
+{
+	return soak_sample_init(&m->soak, s);
+}
+
+int meter_take(struct meter *m, struct soak_sample *s)
+{
+	return soak_take(&m->soak, s);
+}
+
+void meter_between(const struct meter *m, const struct soak_sample *a, const struct soak_sample *b,
+		   uint64_t bytes, struct soak_figures *f)
+{
+	soak_figures(&m->ref, a, b, m->soak.n_cpus, bytes, f);
+}
+
 void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_figures *f)
 {
 	const struct soak_sample *a = &m->at[METER_FIRST_BYTE];

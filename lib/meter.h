@@ -75,6 +75,35 @@ void meter_close(struct meter *m);
 int meter_mark(struct meter *m, enum meter_moment when);
 
 /*
+ * A window's opening (its tare and first-byte sample), kept aside and put
+ * back, for windows that overlap on one meter (zcs -u serves every sender in
+ * one process): meter_keep_opening() copies it (0, or -1 when there is no
+ * memory for it); meter_restore_opening() makes it the meter's again, with
+ * no note, and frees the copy.
+ */
+struct meter_opening {
+	struct soak_reference ref;
+	struct soak_sample first;
+	long tare_ms;
+	uint64_t tare_from_ns;
+};
+int meter_keep_opening(const struct meter *m, struct meter_opening *o);
+void meter_restore_opening(struct meter *m, struct meter_opening *o);
+
+/*
+ * Samples at moments of the caller's own (the turns' slots, zcs's samples
+ * along zcc's), beside the meter's three: the CPUs it soaks (0 with no
+ * meter, m NULL), room for a sample's readings, a sample now (0, or -1 when
+ * a soaker is gone: meter_error() says why), and the figures of `bytes`
+ * between two, against the meter's idle reference.
+ */
+int meter_cpus(const struct meter *m);
+int meter_sample_init(const struct meter *m, struct soak_sample *s);
+int meter_take(struct meter *m, struct soak_sample *s);
+void meter_between(const struct meter *m, const struct soak_sample *a, const struct soak_sample *b,
+		   uint64_t bytes, struct soak_figures *f);
+
+/*
  * The figures of a transfer of `bytes` whose peer closed (confirmed) or not,
  * and m->note when the load is below 0. With debug, the load's two parts on
  * stderr; with debug > 1, each soaker's share of the window too.

@@ -18,7 +18,7 @@ void schedule_init(struct schedule *s, unsigned n_arms, long slot_ms, struct met
 	s->cycle = UINT32_MAX;
 	s->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
 	s->meter = m;
-	if (m && (soak_sample_init(&m->soak, &s->a) < 0 || soak_sample_init(&m->soak, &s->b) < 0))
+	if (m && (meter_sample_init(m, &s->a) < 0 || meter_sample_init(m, &s->b) < 0))
 		err(1, "the meter's samples");
 }
 
@@ -63,7 +63,7 @@ static void sample(struct schedule *s, struct soak_sample *smp)
 {
 	uint64_t cpu = timing_thread_cpu_ns();
 
-	if (s->meter && !s->spoiled && soak_take(&s->meter->soak, smp) < 0)
+	if (s->meter && !s->spoiled && meter_take(s->meter, smp) < 0)
 		s->spoiled = 1;
 	if (!schedule_metered(s))
 		smp->ns = timing_now_ns();
@@ -85,7 +85,7 @@ int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns *t, stru
 	sample(s, &s->b);
 	*sl = (struct turns_slot){ .arm = s->cur, .cycle = s->cycle, .at = t->n_slots, .bytes = bytes };
 	if (schedule_metered(s))
-		soak_figures(&s->meter->ref, &s->a, &s->b, s->meter->soak.n_cpus, bytes, &sl->fig);
+		meter_between(s->meter, &s->a, &s->b, bytes, &sl->fig);
 	else
 		t->n_cpus = 0;
 	sl->fig.ns = s->b.ns - s->a.ns;

@@ -21,7 +21,7 @@
 
 void follow_start(struct follow *f, struct meter *m, int fd)
 {
-	size_t cpus = m ? m->soak.n_cpus : 0;
+	size_t cpus = meter_cpus(m);
 
 	memset(f, 0, sizeof(*f));
 	f->m = m;
@@ -43,7 +43,7 @@ void follow_start(struct follow *f, struct meter *m, int fd)
 /* Every other sample dropped, and the period doubled: the samples' span, kept in bounds. */
 static void thin(struct follow *f)
 {
-	size_t cpus = f->m ? f->m->soak.n_cpus : 0, k = 0;
+	size_t cpus = meter_cpus(f->m), k = 0;
 
 	for (size_t i = 0; i < f->n; i += 2, k++) {
 		f->bytes[k] = f->bytes[i];
@@ -61,7 +61,7 @@ static void thin(struct follow *f)
 
 static void grow(struct follow *f)
 {
-	size_t cpus = f->m ? f->m->soak.n_cpus : 0;
+	size_t cpus = meter_cpus(f->m);
 
 	f->cap *= 2;
 	f->bytes = realloc(f->bytes, f->cap * sizeof(*f->bytes));
@@ -78,7 +78,7 @@ static void grow(struct follow *f)
 /* Sample i as the meter's functions take one: its arrays in the pool. */
 static struct soak_sample *at(struct follow *f, size_t i)
 {
-	size_t cpus = f->m ? f->m->soak.n_cpus : 0;
+	size_t cpus = meter_cpus(f->m);
 
 	f->s[i].steps = cpus ? &f->steps[i * cpus] : NULL;
 	f->s[i].cpu_ns = cpus ? &f->cpu_ns[i * cpus] : NULL;
@@ -108,7 +108,7 @@ void follow_sample(struct follow *f, uint64_t bytes, int force)
 	if (f->n == f->cap)
 		grow(f);
 	cpu = timing_thread_cpu_ns();
-	if (f->m && !f->spoiled && soak_take(&f->m->soak, at(f, f->n)) < 0) {
+	if (f->m && !f->spoiled && meter_take(f->m, at(f, f->n)) < 0) {
 		f->spoiled = 1;
 		warnx("%s, along the stream: the receiver's figures over the slots are missing",
 		      meter_error(f->m));
@@ -151,7 +151,7 @@ int follow_slots(struct follow *f, const unsigned char *table, size_t len, char 
 
 	if (turns_table_decode(table, len, &f->result, &ranges, &n, why, why_len) < 0)
 		return -1;
-	f->result.n_cpus = metered ? f->m->soak.n_cpus : 0;
+	f->result.n_cpus = metered ? meter_cpus(f->m) : 0;
 	f->all = calloc(n ? n : 1, sizeof(*f->all));
 	f->measured = calloc(n ? n : 1, sizeof(*f->measured));
 	if (!f->all || !f->measured)
@@ -170,8 +170,7 @@ int follow_slots(struct follow *f, const unsigned char *table, size_t len, char 
 		b--;
 		sl->bytes = f->bytes[b] - f->bytes[a];
 		if (metered)
-			soak_figures(&f->m->ref, at(f, a), at(f, b), f->m->soak.n_cpus, sl->bytes,
-				     &sl->fig);
+			meter_between(f->m, at(f, a), at(f, b), sl->bytes, &sl->fig);
 		sl->fig.ns = f->s[b].ns - f->s[a].ns;
 		if (!sl->bytes || !sl->fig.ns)
 			continue;

@@ -98,12 +98,8 @@ int hostmeter_span_open(struct hostmeter *hm, struct hostmeter_span *span)
 	struct meter *m = &hm->m;
 	int shared = hostmeter_accepted(hm, &span->accepted_as);
 
-	if (soak_sample_init(&m->soak, &span->first) < 0)
+	if (meter_keep_opening(m, &span->opening) < 0)
 		meter_die(m);
-	soak_sample_copy(&span->first, &m->at[METER_FIRST_BYTE], m->soak.n_cpus);
-	span->ref = m->ref;
-	span->tare_ms = m->tare_ms;
-	span->tare_from_ns = m->tare_from_ns;
 	return shared;
 }
 
@@ -111,16 +107,10 @@ const struct soak_figures *hostmeter_span_close(struct hostmeter *hm, struct hos
 						const char *peer, uint64_t bytes,
 						struct soak_figures *fig, int *shared)
 {
-	struct meter *m = &hm->m;
 	const struct soak_figures *f;
 
-	soak_sample_copy(&m->at[METER_FIRST_BYTE], &span->first, m->soak.n_cpus);
-	m->ref = span->ref;
-	m->tare_ms = span->tare_ms;
-	m->tare_from_ns = span->tare_from_ns;
-	m->note[0] = '\0';
+	meter_restore_opening(&hm->m, &span->opening);
 	f = hostmeter_window(hm, peer, span->accepted_as, bytes, fig, shared);
 	hostmeter_ended(hm);
-	soak_sample_free(&span->first);
 	return f;
 }

@@ -80,10 +80,7 @@ const struct soak_figures *hostmeter_window(struct hostmeter *hm, const char *pe
  * each TCP connection's child has its own copy of the meter.
  */
 struct hostmeter_span {
-	struct soak_reference ref;
-	struct soak_sample first;
-	long tare_ms;
-	uint64_t tare_from_ns;
+	struct meter_opening opening;
 	uint64_t accepted_as;
 };
 

@@ -35,7 +35,7 @@ void rxturns_start(struct rxturns *t, const struct settings *s, struct meter *m,
 	t->peer = r->peer;
 	t->debug = s->debug;
 	turns_init(&t->result, TURNS_RECEIVER, names, s->n_arms, s->slot_ms);
-	t->result.n_cpus = m ? m->soak.n_cpus : 0;
+	t->result.n_cpus = meter_cpus(m);
 	schedule_init(&t->sched, s->n_arms, s->slot_ms, m);
 	t->on = 1;
 	begin_slot(t, timing_now_ns());

@@ -32,6 +32,48 @@ static void figures_end_the_window_at_the_close_or_the_last_byte(void)
 			  "spread of 1.0 points: recalibrate on an idle system");
 }
 
+/*
+ * Overlapping windows on one meter (zcs -u's senders): an opening kept aside
+ * is the meter's again when put back, whatever opened since, and its note
+ * is cleared; a window between two samples of one's own has the figures
+ * the meter's reference gives them.
+ */
+static void an_opening_kept_aside_comes_back_whole(void)
+{
+	uint64_t s0[2] = { 10, 20 }, c0[2] = { 1, 2 };
+	uint64_t s2[2] = { 110, 120 }, c2[2] = { 1 + NSEC_PER_SEC, 2 + NSEC_PER_SEC };
+	struct meter m = { .soak = { .n_cpus = 2 }, .tare_ms = 700, .tare_from_ns = 5,
+			   .ref = { .calibration = { .per_sec = 200, .spread = 0.01 },
+				    .rate = 42 } };
+	struct meter_opening o;
+	struct soak_figures f;
+
+	m.at[METER_FIRST_BYTE] = (struct soak_sample){ .ns = 1000, .steps = s0, .cpu_ns = c0,
+						       .stat_busy_ns = 7, .stat_all_ns = 70 };
+	CHECK(meter_keep_opening(&m, &o) == 0);
+	/* Another sender's window opens: its tare and first sample replace these. */
+	s0[0] = s0[1] = 0;
+	c0[0] = c0[1] = 0;
+	m.at[METER_FIRST_BYTE].ns = 5000;
+	m.ref.rate = 1;
+	m.tare_ms = 1;
+	strcpy(m.note, "another's");
+	meter_restore_opening(&m, &o);
+	CHECK(m.at[METER_FIRST_BYTE].ns == 1000);
+	CHECK(m.at[METER_FIRST_BYTE].stat_busy_ns == 7 && m.at[METER_FIRST_BYTE].stat_all_ns == 70);
+	CHECK(s0[0] == 10 && s0[1] == 20 && c0[0] == 1 && c0[1] == 2);
+	CHECK(m.at[METER_FIRST_BYTE].steps == s0);
+	CHECK(m.ref.rate == 42 && m.tare_ms == 700 && m.tare_from_ns == 5);
+	CHECK_STR(m.note, "");
+	CHECK(meter_cpus(&m) == 2 && meter_cpus(NULL) == 0);
+	/* 100 steps on each CPU in 1 s, its whole time, against 200 a second for both: no load. */
+	meter_between(&m, &(struct soak_sample){ .ns = 0, .steps = s0, .cpu_ns = c0 },
+		      &(struct soak_sample){ .ns = NSEC_PER_SEC, .steps = s2, .cpu_ns = c2 }, 1024,
+		      &f);
+	CHECK(f.ns == NSEC_PER_SEC);
+	CHECK(fabs(f.load) < 1e-9 && fabs(f.time_lost) < 1e-9);
+}
+
 /* Without ./counts_per_sec the meter does not start, and says so. */
 static void a_missing_calibration_is_an_error(void)
 {
@@ -92,6 +134,7 @@ int main(void)
 	RUN(a_missing_calibration_is_an_error);
 	RUN(a_tared_window_gives_figures);
 	RUN(calibration_strays_and_reaped_soakers);
+	RUN(an_opening_kept_aside_comes_back_whole);
 	rmdir(dir);
 	return CHECK_EXIT();
 }
