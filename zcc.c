@@ -435,6 +435,7 @@ static void check_options(struct settings *s, const char *given, const char *mod
 			  char **argv)
 {
 	int given_S = strchr(given, 'S') != NULL, given_w = strchr(given, 'w') != NULL;
+	uint64_t each;
 
 	if (strchr(given, 't') && strchr(given, 'n'))
 		opt_failx("-t and -n both say how long to send: give one");
@@ -465,10 +466,11 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	if (s->cork && s->modes.counts_copies)
 		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
 			  "for up to 200 ms, and the buffer under it until then", s->modes.name);
-	if (s->rate.bytes_per_sec && rate_share(&s->rate, s->streams).bytes_per_sec < MIN_STREAM_RATE)
+	each = rate_share(&s->rate, s->streams).bytes_per_sec;
+	if (s->rate.bytes_per_sec && each < MIN_STREAM_RATE)
 		opt_failx("-R %llu over -P %ld streams is %llu bytes/sec each: a stream needs at "
 			  "least %d", (unsigned long long)s->rate.bytes_per_sec, s->streams,
-			  (unsigned long long)rate_share(&s->rate, s->streams).bytes_per_sec, MIN_STREAM_RATE);
+			  (unsigned long long)each, MIN_STREAM_RATE);
 	/* -W bounds the connect() too: a SYN that no one answers waits over a minute. */
 	s->sockopts.connect_secs = s->close_wait_secs;
 	if (!strchr(given, 'q') && s->n_arms == 1)

@@ -196,6 +196,7 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	long failed = 0;
 	uint64_t start, end = 0;
 	struct link link = { .ifname = "" };
+	struct window_counts counts;
 	struct window win;
 
 	running.streams = mmap(NULL, s->streams * sizeof(*running.streams), PROT_READ | PROT_WRITE,
@@ -237,9 +238,8 @@ long run_parallel(const struct settings *s, struct meter *m, const struct tx_fil
 	hear_from_each(out, s->streams);
 	for (long i = 0; i < s->streams && !link.ifname[0]; i++)
 		link = running.streams[i].sum.win.link;
-	/* The host's counters, read only where -J or -I shows them. */
-	window_open(&win, &(struct window_counts){ .who = RUSAGE_CHILDREN, .meter = m, .link = &link,
-						   .host = (s->json || s->tcp_line) && !s->datagram });
+	counts = stream_window(s, RUSAGE_CHILDREN, m, &link);
+	window_open(&win, &counts);
 	start = timing_now_ns();
 	/* EPIPE: every stream has failed already. */
 	if (write(go[1], release, s->streams) < 0 && errno != EPIPE)

@@ -47,6 +47,14 @@ void stream_setup(struct txturns *turns, const struct settings *s)
 	txturns_setup(turns, s->arms, s->n_arms, &c, s->slot_ms, s->knob.knob ? &s->knob : NULL);
 }
 
+struct window_counts stream_window(const struct settings *s, int who, struct meter *m,
+				   const struct link *link)
+{
+	/* The host's counters, read only where -J or -I shows them. */
+	return (struct window_counts){ .who = who, .meter = m, .link = link,
+				       .host = (s->json || s->tcp_line) && !s->datagram };
+}
+
 void run_stream(const struct settings *s, struct txturns *turns, const struct tx_file *files,
 		size_t n_files, const struct start_line *line, struct meter *m,
 		struct summary *sum)
@@ -69,9 +77,7 @@ void run_stream(const struct settings *s, struct txturns *turns, const struct tx
 	/* The parent of -P's streams reads it once they are all connected. */
 	sum->win.link = lk;
 	if (alone)
-		counts = (struct window_counts){ .who = RUSAGE_SELF, .meter = m, .link = &lk,
-						 /* The host's counters, read only where -J or -I shows them. */
-						 .host = (s->json || s->tcp_line) && !s->datagram };
+		counts = stream_window(s, RUSAGE_SELF, m, &lk);
 	net_set_send_timeout(snd->sock, snd->wait_secs);
 	if (!s->datagram)
 		net_set_tcp_flags(snd->sock, &s->sockopts);
@@ -100,7 +106,6 @@ void run_stream(const struct settings *s, struct txturns *turns, const struct tx
 	if (!unconfirmed)
 		end = timing_now_ns();
 	window_close(&win, !unconfirmed, s->datagram ? -1 : snd->sock, &fig);
-	fig.link = lk;
 	txturns_finish(turns, s->exchange, &snd->zc_sends, &snd->zc_copied);
 	*sum = (struct summary){ .bytes = snd->sent, .ns = end - start, .end_ns = end,
 				 .confirmed = !unconfirmed,

@@ -35,6 +35,7 @@ static int below_rate(const struct summary *sum)
 static void print_summary(const char *prefix, const struct stream_modes *mode,
 			  const struct summary *sum, char unit)
 {
+	uint64_t asked = sum->rate.bytes_per_sec;
 	char rate[48];
 
 	printf("%ssent %llu bytes in %.3f s, %s, mode %s", prefix, (unsigned long long)sum->bytes,
@@ -47,13 +48,14 @@ static void print_summary(const char *prefix, const struct stream_modes *mode,
 		       (unsigned long long)sum->calls);
 	if (mode->datagram && sum->confirmed)
 		printf(", %llu received", (unsigned long long)sum->received);
-	if (sum->rate.bytes_per_sec && unit == UNITS_DEFAULT && sum->rate.unit)
-		printf(", rate %.0f kbytes/sec asked (%s)", sum->rate.bytes_per_sec / 1024.0,
-		       units_rate(rate, sizeof(rate), sum->rate.bytes_per_sec, NSEC_PER_SEC, sum->rate.unit));
-	else if (sum->rate.bytes_per_sec && unit == UNITS_DEFAULT)
-		printf(", rate %.0f kbytes/sec asked", sum->rate.bytes_per_sec / 1024.0);
-	else if (sum->rate.bytes_per_sec)
-		printf(", rate %s asked", units_rate(rate, sizeof(rate), sum->rate.bytes_per_sec, NSEC_PER_SEC, unit));
+	if (asked && unit == UNITS_DEFAULT && sum->rate.unit)
+		printf(", rate %.0f kbytes/sec asked (%s)", asked / 1024.0,
+		       units_rate(rate, sizeof(rate), asked, NSEC_PER_SEC, sum->rate.unit));
+	else if (asked && unit == UNITS_DEFAULT)
+		printf(", rate %.0f kbytes/sec asked", asked / 1024.0);
+	else if (asked)
+		printf(", rate %s asked",
+		       units_rate(rate, sizeof(rate), asked, NSEC_PER_SEC, unit));
 	if (below_rate(sum))
 		printf(", %.0f%% reached (short of it)", floor(rate_reached_pct(sum)));
 	if (sum->metered)

@@ -135,6 +135,14 @@ void sender_config(const struct settings *s, struct tx_config *c);
 void stream_setup(struct txturns *turns, const struct settings *s);
 
 /*
+ * What a stream's window counts (lib/window), alone or as -P's total: whose
+ * CPU time (who), the meter (m; NULL without), the link found (l, ifname ""
+ * where none was), and the host's counters where -J or -I shows them.
+ */
+struct window_counts stream_window(const struct settings *s, int who, struct meter *m,
+				   const struct link *l);
+
+/*
  * One stream, sent by its arms (one mode is turns of one arm): connect
  * (arms[0]), send the files -n times, wait for zcs to close (for -W at
  * most), and fill in its summary. The time runs to zcs's close, or to the

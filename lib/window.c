@@ -6,14 +6,14 @@
 
 void window_open(struct window *w, const struct window_counts *counts)
 {
-	*w = (struct window){ .counts = *counts };
+	*w = (struct window){ .who = counts->who, .meter = counts->meter, .host = counts->host };
 	if (counts->meter && meter_mark(counts->meter, METER_FIRST_BYTE) < 0)
 		meter_die(counts->meter);
 	if (counts->link)
 		window_add_link(w, counts->link);
 	if (counts->host)
 		netstat_read(&w->host_at);
-	getrusage(counts->who, &w->ru_at);
+	getrusage(w->who, &w->ru_at);
 }
 
 void window_forked(struct window *w)
@@ -32,8 +32,8 @@ void window_add_link(struct window *w, const struct link *link)
 
 void window_last_byte(struct window *w)
 {
-	if (w->counts.meter)
-		meter_mark(w->counts.meter, METER_LAST_BYTE);
+	if (w->meter)
+		meter_mark(w->meter, METER_LAST_BYTE);
 }
 
 void window_close(struct window *w, int confirmed, int fd, struct window_figures *f)
@@ -44,15 +44,15 @@ void window_close(struct window *w, int confirmed, int fd, struct window_figures
 	*f = (struct window_figures){ .link = w->link };
 	if (fd >= 0)
 		tcpinfo_read(fd, &f->tcp);
-	if (confirmed && w->counts.meter)
-		meter_mark(w->counts.meter, METER_CLOSED);
+	if (confirmed && w->meter)
+		meter_mark(w->meter, METER_CLOSED);
 	if (w->linked)
 		f->linked = link_end(&w->link, &w->link_at, &f->link_fig);
-	if (w->counts.host) {
+	if (w->host) {
 		netstat_read(&host);
 		netstat_delta(&w->host_at, &host, &f->host);
 	}
-	getrusage(w->counts.who, &ru);
+	getrusage(w->who, &ru);
 	f->user_secs = timing_timeval_secs(ru.ru_utime) - timing_timeval_secs(w->ru_at.ru_utime);
 	f->sys_secs = timing_timeval_secs(ru.ru_stime) - timing_timeval_secs(w->ru_at.ru_stime);
 }

@@ -30,8 +30,10 @@ struct window_counts {
 };
 
 struct window {
-	struct window_counts counts;
-	struct link link;		/* counts.link's, kept */
+	int who;
+	struct meter *meter;
+	int host;
+	struct link link;		/* the counted interface's, kept */
 	int linked;			/* its counters are taken */
 	struct rusage ru_at;
 	struct link_sample link_at;
