@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs the unit test programs given as arguments, then the tests/t_*.sh
-# files, TEST_JOBS of them side by side (4; 1: one after another), and ends
-# with the line "N passed, N failed" (", N skipped" when any were). Each
-# file's lines come out whole as it ends.
+# files: first their tests that run alone, a file at a time, then the rest,
+# TEST_JOBS files side by side (4; 1: one after another). It ends
+# with the line "N passed, N failed" (", N skipped" when any were). A
+# file's lines of each part come out whole as the part ends.
 # TESTS=pattern limits the shell tests to files whose name contains it;
 # QUICK=1 to the files that say "# make check-quick runs this file."
 set -u
@@ -65,19 +66,20 @@ for script in tests/t_*.sh; do
 	files+=("$script")
 done
 
-# report N: file N's lines and verdict.
+# report P.N: part P of file N: its lines and verdict. A file that reports
+# no test in either part fails (its shared part, run for every file, comes last).
 report() {
-	local script=${files[$1]} out=$work/$1
+	local script=${files[${1#*.}]} out=$work/$1
 	cat "$out.err" >&2
 	tee -a "$log" <"$out.out"
 	if [ "$(cat "$out.rc")" -ne 0 ]; then
 		echo "FAIL $script: exited with status $(cat "$out.rc")" | tee -a "$log"
-	elif ! grep -q -E '^(ok|FAIL|skip) ' "$out.out"; then
+	elif [ "${1%%.*}" = shared ] && ! cat "$work/alone.${1#*.}.out" "$out.out" 2>/dev/null | grep -q -E '^(ok|FAIL|skip) '; then
 		echo "FAIL $script: ran no tests" | tee -a "$log"
 	fi
 }
 
-# finish: wait for a file to end (its shell writes N.rc last), and give its lines.
+# finish: wait for a part to end (its shell writes P.N.rc last), and give its lines.
 finish() {
 	local pid
 	while :; do
@@ -97,16 +99,36 @@ finish() {
 	done
 }
 
-# The longest files (the most lines) first, so that none starts last.
+# run_part P J N...: part P of the files N (harness.sh's ZC_CHECK_PART), J
+# of them at once, each in a shell of its own.
+run_part() {
+	local part=$1 at_once=$2 i
+	shift 2
+	for i in "$@"; do
+		[ "${#running[@]}" -lt "$at_once" ] || finish
+		(ZC_CHECK_PART=$part bash "${files[$i]}" >"$work/$part.$i.out" 2>"$work/$part.$i.err"
+			echo $? >"$work/$part.$i.rc.new" && mv "$work/$part.$i.rc.new" "$work/$part.$i.rc") &
+		running[$!]=$part.$i
+	done
+	while [ "${#running[@]}" -gt 0 ]; do
+		finish
+	done
+}
+
+# Two parts. First the tests that need the host to themselves, one file
+# after another: each file's at once, not one at a time between the others,
+# where each would wait for every test running to end first (with 80 such
+# tests, that waiting took a fifth of make check). Then the rest, side by
+# side, the longest files (the most lines) first, so that none starts last.
 declare -A running=()
-for i in $(for i in "${!files[@]}"; do echo "$(wc -l <"${files[$i]}") $i"; done | sort -rn | awk '{ print $2 }'); do
-	[ "${#running[@]}" -lt "$jobs" ] || finish
-	(bash "${files[$i]}" >"$work/$i.out" 2>"$work/$i.err"; echo $? >"$work/$i.rc.new" && mv "$work/$i.rc.new" "$work/$i.rc") &
-	running[$!]=$i
+order=$(for i in "${!files[@]}"; do echo "$(wc -l <"${files[$i]}") $i"; done | sort -rn | awk '{ print $2 }')
+alone=()
+for i in $order; do
+	[ -z "$(bash "${files[$i]}" --alone 2>/dev/null)" ] || alone+=("$i")
 done
-while [ "${#running[@]}" -gt 0 ]; do
-	finish
-done
+run_part alone 1 "${alone[@]}"
+# shellcheck disable=SC2086
+run_part shared "$jobs" $order
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")

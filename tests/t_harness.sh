@@ -67,14 +67,18 @@ EOS
 		"test_load_lines test_runs_a_fleet test_uses_the_checks_calibration " "the tests that take the meter's turn"
 }
 
+# What makes a test of the files below run alone, held outside any function,
+# where tests_saying does not find it: this file's own tests share the host.
+SAYS_ALONE=runs_alone
+
 # Side by side, the tests that share the host run at once, and one that
-# runs alone overlaps none of them.
+# runs alone overlaps none of them: it runs first.
 test_files_run_side_by_side_and_a_test_alone_runs_alone() {
 	local f
 	tree
 	for f in s1 s2 al; do
 		printf '. "$(dirname "$0")/lib.sh"\ntest_%s() { %s echo "%s $(date +%%s%%N) $(sleep 2; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
-			"$f" "$([ "$f" = al ] && echo runs_alone\;)" "$f" "$T" >"$T/tree/tests/t_$f.sh"
+			"$f" "$([ "$f" = al ] && echo "$SAYS_ALONE;")" "$f" "$T" >"$T/tree/tests/t_$f.sh"
 	done
 	# The two that share, alone in the run: at once.
 	env -u QUICK TESTS=t_s TEST_JOBS=3 bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || fail "run.sh failed: $(cat "$T/out" "$T/err")"
@@ -86,6 +90,9 @@ test_files_run_side_by_side_and_a_test_alone_runs_alone() {
 	expect_eq "$(tail -n 1 "$T/out")" "3 passed, 0 failed" "last line"
 	expect_eq "$(overlaps s1 al; overlaps s2 al)" "s1 al apart
 s2 al apart" "the test alone against the others"
+	# The tests alone run first, all of them before the files side by side.
+	awk '{ s[$1] = $2; e[$1] = $3 } END { exit !(e["al"] < s["s1"] && e["al"] < s["s2"]) }' "$T/times" ||
+		fail "the test alone did not run first: $(cat "$T/times")"
 	# Two of the meter's: one at a time, each beside the one that shares.
 	rm "$T/tree/tests/t_al.sh"
 	for f in m1 m2; do
@@ -109,7 +116,7 @@ s2 al apart" "the test alone against the others"
 test_a_test_that_waits_in_vain_for_the_host_fails_saying_so() {
 	local holder
 	tree
-	printf '. "$(dirname "$0")/lib.sh"\ntest_meters() { runs_alone; }\ntest_shares() { true; }\nrun_tests "$@"\n' >"$T/tree/tests/t_w.sh"
+	printf '. "$(dirname "$0")/lib.sh"\ntest_meters() { %s; }\ntest_shares() { true; }\nrun_tests "$@"\n' "$SAYS_ALONE" >"$T/tree/tests/t_w.sh"
 	: >"$T/room"
 	flock -s "$T/room" sleep 30 &
 	holder=$!
