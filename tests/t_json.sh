@@ -254,16 +254,11 @@ sys.exit(bad)
 PY
 }
 
-# Every program's -J, over TCP and UDP, with a meter at either end or none,
-# with -P, turns at either end and the slots zcs follows, and intervals,
-# fits the one schema: every member always there, null where it does not
-# apply. The reader finds a member missing, a member not in the schema
-# and a wrong type.
-test_every_programs_J_fits_the_one_schema() {
+# schema_runs: zcs and zcc with the arguments of each line of standard input
+# (zcs's|zcc's) over loopback, their -J objects in $T/zcs-N.json and
+# $T/zcc-N.json.
+schema_runs() {
 	local n=0 zargs cargs
-	runs_alone # zcc -c and zcs -c, their options in variables: a tare needs idle time
-	need_python
-	calibrate_here
 	make_files "$T/f"
 	while IFS='|' read -r zargs cargs; do
 		n=$((n + 1))
@@ -276,17 +271,20 @@ test_every_programs_J_fits_the_one_schema() {
 			fail "zcs $zargs wrote no object: $(cat "$T/zcs.err")"
 		stop_pid "$ZCS_PID"
 		grep '^{' "$T/zcs.out" >"$T/zcs-$n.json"
-	done <<'EOF'
+	done
+}
+
+# Every program's -J, over TCP and UDP, with no meter, with -P and
+# intervals, fits the one schema: every member always there, null where it
+# does not apply. The reader finds a member missing, a member not in the
+# schema and a wrong type.
+test_every_programs_J_fits_the_one_schema() {
+	need_python
+	calibrate_here # cyclesoak's
+	schema_runs <<'EOF'
 |-n 2
-|-c -n 2
--c|-n 2
 |-P 2 -m zerocopy -n 2
--u|-P 2 -c -u -m gso -R 50m
 -u|-u -R 50m
--u -c|-u -m sendmmsg -R 50m -t 1.2
-|-c -E -m sendfile,write -A 50 -t 1
--c|-E -m sendfile,write -A 50 -t 1
--c -m read,trunc -A 50|-t 1.2
 |-R 50m -t 2.2 -I
 EOF
 	(cd "$T" && exec "$ROOT/cyclesoak" -J -m 200 >"$T/cyclesoak.json" 2>"$T/cyclesoak.err") &
@@ -299,6 +297,25 @@ EOF
 	expect_eq "$(schema_check "$T/bad")" "bad:1: no meter
 bad:1: extra is not in the schema
 bad:1.settings.mode: 7 is not string or null" "the reader's words for an object that does not fit"
+}
+
+# The same with a meter at either end, with -P, turns at either end and
+# the slots zcs follows. Tares of 100 ms: their length is not what the
+# schema checks.
+test_every_programs_J_with_a_meter_fits_the_one_schema() {
+	runs_alone # zcc -c and zcs -c, their options in variables: a tare needs idle time
+	need_python
+	calibrate_here
+	schema_runs <<'EOF'
+|-c -T 100 -n 2
+-c -T 100|-n 2
+-u|-P 2 -c -T 100 -u -m gso -R 50m
+-u -c -T 100|-u -m sendmmsg -R 50m -t 1.2
+|-c -T 100 -E -m sendfile,write -A 50 -t 1
+-c -T 100|-E -m sendfile,write -A 50 -t 1
+-c -T 100 -m read,trunc -A 50|-t 1.2
+EOF
+	schema_check "$T"/*.json || fail "the objects that do not fit the schema are above"
 }
 
 run_tests "$@"
