@@ -67,9 +67,11 @@ EOS
 		"test_load_lines test_runs_a_fleet test_uses_the_checks_calibration " "the tests that take the meter's turn"
 }
 
-# What makes a test of the files below run alone, held outside any function,
-# where tests_saying does not find it: this file's own tests share the host.
+# What makes a test of the files below run alone, or take the meter's
+# turn, held outside any function, where tests_saying does not find it:
+# this file's own tests share the host, and have no meter.
 SAYS_ALONE=runs_alone
+SAYS_METER='"$ROOT/cyclesoak"'
 
 # Side by side, the tests that share the host run at once, and one that
 # runs alone overlaps none of them: it runs first.
@@ -96,8 +98,8 @@ s2 al apart" "the test alone against the others"
 	# Two of the meter's: one at a time, each beside the one that shares.
 	rm "$T/tree/tests/t_al.sh"
 	for f in m1 m2; do
-		printf '. "$(dirname "$0")/lib.sh"\nmeters() { "$ROOT/cyclesoak" -1 "$@"; }\ntest_%s() { [ -n "${ZC_CHECK_ROOM:-}" ] || meters; echo "%s $(date +%%s%%N) $(sleep 2; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
-			"$f" "$f" "$T" >"$T/tree/tests/t_$f.sh"
+		printf '. "$(dirname "$0")/lib.sh"\nmeters() { %s -1 "$@"; }\ntest_%s() { [ -n "${ZC_CHECK_ROOM:-}" ] || meters; echo "%s $(date +%%s%%N) $(sleep 2; date +%%s%%N)" >>"%s/times"; }\nrun_tests "$@"\n' \
+			"$SAYS_METER" "$f" "$f" "$T" >"$T/tree/tests/t_$f.sh"
 	done
 	: >"$T/times"
 	env -u TESTS -u QUICK TEST_JOBS=3 bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" || fail "run.sh failed: $(cat "$T/out" "$T/err")"
