@@ -68,6 +68,13 @@ zc-fleet: $T/plan: line 10: ADDRESS '10.0.0.4;': not an address or a host name" 
 	rc=0
 	"$ROOT/scripts/zc-fleet" --secs 0 "$T/empty" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc $(cat "$T/err")" "2 zc-fleet: --secs '0': out of range (1 to 86400)" "--secs 0"
+	rc=0
+	"$ROOT/scripts/zc-fleet" --install --calibrate-ms 5 "$T/empty" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc $(cat "$T/err")" "2 zc-fleet: --calibrate-ms '5': out of range (10 to 600000)" "--calibrate-ms 5"
+	rc=0
+	"$ROOT/scripts/zc-fleet" --calibrate-ms 1000 "$T/empty" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc $(cat "$T/err")" "2 zc-fleet: --calibrate-ms is the period of --install's calibrations: give --install too" \
+		"--calibrate-ms without --install"
 	return 0
 }
 
@@ -206,11 +213,11 @@ test_install_builds_zc_on_the_hosts_and_calibrates_it_once() {
 	fleet_hosts 2
 	quiet_or_skip
 	echo "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -R 50m" >"$T/plan"
-	ip netns exec "$FLEET_HUB" bash "$ROOT/scripts/zc-fleet" --ssh "$FLEET_SSH" --dir "$T/inst" --install --secs 1 \
-		--out "$T/run" "$T/plan" >"$T/out" 2>"$T/err" || fail "zc-fleet --install failed: $(cat "$T/err")"
+	ip netns exec "$FLEET_HUB" bash "$ROOT/scripts/zc-fleet" --ssh "$FLEET_SSH" --dir "$T/inst" --install \
+		--calibrate-ms 100 --secs 1 --out "$T/run" "$T/plan" >"$T/out" 2>"$T/err" || fail "zc-fleet --install failed: $(cat "$T/err")"
 	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: zc copied to $T/inst and built\$" "$T/out")" 1 "hosts that built zc"
 	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: zc in $T/inst, built there for another host \(the same directory\)\$" "$T/out")" 1 "hosts that found it built"
-	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: cyclesoak -C in $T/inst: calibrated OK\.  [0-9]+ loops/sec\$" "$T/out")" 1 "calibrations"
+	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: cyclesoak -C -m 100 in $T/inst: calibrated OK\.  [0-9]+ loops/sec\$" "$T/out")" 1 "calibrations"
 	[ -x "$T/inst/zcc" ] && [ -x "$T/inst/zcs" ] && [ -x "$T/inst/cyclesoak" ] && [ -s "$T/inst/counts_per_sec" ] ||
 		fail "zc is not built in $T/inst: $(ls "$T/inst" | head)"
 	expect_match "$(grep '^aggregate' "$T/run/report.txt")" '^aggregate: 1 of 1 pairs, 5[0-9]\.[0-9] MB/s in all over the window$'
