@@ -410,6 +410,10 @@ test_streams_of_one_zcc_are_senders_of_their_own() {
 # datagrams a second, are each counted whole. Looked up one by one, every
 # one of them lost datagrams while zcs searched.
 test_ten_thousand_senders_at_once_are_each_counted_whole() {
+	# zcs must keep up with the 64,000 a second, which others' load keeps
+	# it from: with make check's shared tests packed closer, under
+	# SANITIZE=1, 64 of the 10,000 lost datagrams.
+	runs_alone
 	head -c 270 /dev/urandom >"$T/file"
 	start_zcs -u -L 10000
 	"$HELPERS/udppeer" many "$PORT" 10000 100 "$T/file" >"$T/peer" 2>&1 || fail "udppeer: $(cat "$T/peer")"
