@@ -94,7 +94,7 @@ void run_stream(const struct settings *s, struct txturns *turns, const struct tx
 		wait_for_the_others(line);
 	window_open(&win, &counts);
 	start = timing_now_ns();
-	txturns_send(turns, m, &plan, files, n_files, s->exchange, s->debug);
+	txturns_send(turns, m, &plan, files, n_files, s->exchange);
 	snd = turns->current;
 	end = timing_now_ns();
 	if (s->debug && !s->datagram)

@@ -283,14 +283,14 @@ static void read_answer(struct txturns *turns, const unsigned char *buf, size_t 
 }
 
 void txturns_send(struct txturns *turns, struct meter *m, const struct tx_plan *plan,
-		  const struct tx_file *files, size_t n_files, int exchange, int debug)
+		  const struct tx_file *files, size_t n_files, int exchange)
 {
 	if (turns->n_arms == 1) {
-		tx_send_stream(turns->current, plan, files, n_files, debug);
+		tx_send_stream(turns->current, plan, files, n_files, turns->debug);
 		return;
 	}
 	start(turns, m);
-	tx_send_stream_turns(turns->current, next, turns, plan, files, n_files, debug);
+	tx_send_stream_turns(turns->current, next, turns, plan, files, n_files, turns->debug);
 	/* -E: zcs is of this suite, and takes the slot table after the stream. */
 	if (exchange)
 		send_table(turns);

@@ -84,7 +84,7 @@ void txturns_connected(struct txturns *turns);
  * is the last arm to send.
  */
 void txturns_send(struct txturns *turns, struct meter *m, const struct tx_plan *plan,
-		  const struct tx_file *files, size_t n_files, int exchange, int debug);
+		  const struct tx_file *files, size_t n_files, int exchange);
 /*
  * After zcs closed (or -W ran out): with -E and turns, zcs's answer (its
  * figures over the slots, and with the meter here the two ends' sum); the
