@@ -97,7 +97,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'm':
 			have_m = 1;
-			s->period_ms = opt_long(c, optarg, 10, 3600 * 1000);
+			s->period_ms = options_value(OPTION_PERIOD_MS, c, optarg);
 			break;
 		default:
 			opt_fail_getopt(c, optopt);

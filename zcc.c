@@ -98,7 +98,8 @@ static const char options[] =
 	"  -S          read() + send(): -m send\n"
 	"  -t secs     send the file set round and round for this long, the last\n"
 	"              file whole (0.5, 10), instead of -n times\n"
-	"  -T msecs    with -c, the tare before the transfer (default 1000)\n"
+	"  -T msecs    with -c, the tare before the transfer; with -C, each period\n"
+	"              (default 1000)\n"
 	"  -u          UDP datagrams to zcs -u\n"
 	"  -w          with -S, write() instead of send(): -m write\n"
 	"  -W secs     the longest wait for zcs (default 60)\n"
@@ -493,7 +494,7 @@ static void check_options(struct settings *s, const char *given, const char *mod
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
-	const char *mode_arg = NULL;
+	const char *mode_arg = NULL, *tare_arg = NULL;
 	char given[64] = "";
 	int c;
 
@@ -605,7 +606,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->time_ms = opt_secs(c, optarg, 1, MAX_TIME_MS);
 			break;
 		case 'T':
-			s->tare_ms = options_value(OPTION_TARE_MS, c, optarg);
+			tare_arg = optarg;	/* read once -C is known */
 			break;
 		case 'W':
 			s->close_wait_secs = opt_long(c, optarg, 1, 3600);
@@ -617,6 +618,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			opt_fail_getopt(c, optopt);
 		}
 	}
+	/* -T: how long the meter takes its idle reference: the tare, or with -C each period. */
+	if (tare_arg)
+		s->tare_ms = options_value(s->calibrate_only ? OPTION_PERIOD_MS : OPTION_TARE_MS, 'T', tare_arg);
 	check_options(s, given, mode_arg, argc, argv);
 }
 
@@ -719,7 +723,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.calibrate_only)
-		return meter_calibrate(s.n_cpus, s.debug);
+		return meter_calibrate(s.n_cpus, s.tare_ms, s.debug);
 	/* A vanished zcs must give an error with a byte count, not a silent SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
 	catch_stop_signals();

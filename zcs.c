@@ -72,7 +72,8 @@ static const char options[] =
 	"  -p port     the port (default 2222)\n"
 	"  -Q          TCP_QUICKACK after every read: each segment ACKed at once\n"
 	"  -t secs     print the throughput every this many seconds (default 5)\n"
-	"  -T msecs    with -c, each connection's tare (default 1000)\n"
+	"  -T msecs    with -c, each connection's tare; with -C, each period\n"
+	"              (default 1000)\n"
 	"  -u          receive UDP datagrams from zcc -u\n"
 	"  -W secs     end a connection that sends nothing this long (default 60)\n";
 
@@ -150,7 +151,7 @@ static void check_options(struct settings *s, const char *given, const char *mod
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
-	const char *mode_arg = NULL;
+	const char *mode_arg = NULL, *tare_arg = NULL;
 	char given[64] = "";
 	int c;
 
@@ -228,7 +229,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			s->report_secs = opt_long(c, optarg, 1, 86400);
 			break;
 		case 'T':
-			s->tare_ms = options_value(OPTION_RING_TARE_MS, c, optarg);
+			tare_arg = optarg;	/* read once -C is known */
 			break;
 		case 'u':
 			s->datagram = 1;
@@ -242,6 +243,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	}
 	if (optind < argc)
 		opt_failx("unexpected argument '%s'", argv[optind]);
+	/* -T: how long the meter takes its idle reference: the tare, or with -C each period. */
+	if (tare_arg)
+		s->tare_ms = options_value(s->calibrate_only ? OPTION_PERIOD_MS : OPTION_RING_TARE_MS, 'T', tare_arg);
 	check_options(s, given, mode_arg);
 }
 
@@ -254,7 +258,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.calibrate_only)
-		return meter_calibrate(s.n_cpus, s.debug);
+		return meter_calibrate(s.n_cpus, s.tare_ms, s.debug);
 	for (unsigned i = 0; i < s.n_arms; i++)
 		rx_check(s.arms[i], s.bufsize);
 	/* Soakers first: they cover every CPU, whichever one zcs itself is pinned to. */

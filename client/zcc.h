@@ -80,7 +80,7 @@ struct settings {
 	int measure_cpu;
 	int tcp_line;		/* -I: TCP_INFO's line after each stream's summary */
 	int exchange;		/* -E: the opening exchange before the stream */
-	long tare_ms;
+	long tare_ms;		/* -T: the tare; with -C, each period of the calibration */
 	long close_wait_secs;
 	int calibrate_only;	/* -C */
 	int n_cpus; /* 0: every CPU in the affinity mask */

@@ -297,8 +297,8 @@ void meter_json(struct json *j, const struct meter *m, const struct soak_figures
 
 void meter_check_options(const char *given, int measure_cpu, int calibrate_only, int n_cpus)
 {
-	if (strchr(given, 'T') && !measure_cpu)
-		opt_failx("-T needs -c (it sets how long the meter takes its idle reference)");
+	if (strchr(given, 'T') && !measure_cpu && !calibrate_only)
+		opt_failx("-T needs -c or -C (it sets how long the meter takes its idle reference)");
 	if (n_cpus && !measure_cpu && !calibrate_only)
 		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
 }
@@ -306,12 +306,12 @@ void meter_check_options(const char *given, int measure_cpu, int calibrate_only,
 int meter_calibrate_stray(const char *given)
 {
 	for (const char *o = given; *o; o++)
-		if (!strchr("CNd", *o))
+		if (!strchr("CNTd", *o))
 			return *o;
 	return 0;
 }
 
-int meter_calibrate(int n_cpus, int debug)
+int meter_calibrate(int n_cpus, long period_ms, int debug)
 {
 	static volatile sig_atomic_t never;
 	struct soak soak;
@@ -323,7 +323,7 @@ int meter_calibrate(int n_cpus, int debug)
 		errx(1, "%s", soak.err);
 	if (n_cpus == 0)
 		soak_announce(&soak);
-	if (soak_calibrate(&soak, 1000, &never) < 0)
+	if (soak_calibrate(&soak, period_ms, &never) < 0)
 		errx(1, "%s", soak.err);
 	return 0;
 }

@@ -122,19 +122,20 @@ void meter_json(struct json *j, const struct meter *m, const struct soak_figures
 
 /*
  * -C of zcc and zcs: calibrate on n_cpus (0: all) exactly as cyclesoak -C
- * does, into the same file. Returns 0; exits 1 with the reason on failure.
+ * does, into the same file, each period period_ms long (their -T, as
+ * cyclesoak -m). Returns 0; exits 1 with the reason on failure.
  */
-int meter_calibrate(int n_cpus, int debug);
+int meter_calibrate(int n_cpus, long period_ms, int debug);
 
 /*
- * The meter's options, as zcc and zcs take them: -T only with -c, -N only
- * with -c or -C (given: the options given, see opt_given). A usage error if not.
+ * The meter's options, as zcc and zcs take them: -T and -N only with -c
+ * or -C (given: the options given, see opt_given). A usage error if not.
  */
 void meter_check_options(const char *given, int measure_cpu, int calibrate_only, int n_cpus);
 
 /*
  * -C calibrates and does nothing else: of the options given, the first that
- * means nothing to it (all but -C, -N and -d), or 0.
+ * means nothing to it (all but -C, -N, -T and -d), or 0.
  */
 int meter_calibrate_stray(const char *given);
 

@@ -21,6 +21,8 @@ static const struct option_limits limits[OPTION_VALUES] = {
 	 * holds none: 1 at least.
 	 */
 	[OPTION_RING_TARE_MS] = { 1, 60000, 0 },
+	/* A period of the soakers' counts: a sample of load, or one of a calibration's. */
+	[OPTION_PERIOD_MS] = { 10, 3600L * 1000, 0 },
 };
 
 const struct option_limits *options_limits(enum option_value v)

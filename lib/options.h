@@ -18,6 +18,7 @@ enum option_value {
 	OPTION_SLOT_MS,		/* -A (zcc, zcs): a turn's slot */
 	OPTION_TARE_MS,		/* -T (zcc): the tare before the transfer */
 	OPTION_RING_TARE_MS,	/* -T (zcs): the tare, from the samples before each connection */
+	OPTION_PERIOD_MS,	/* -m (cyclesoak), -T with -C (zcc, zcs): the meter's period */
 	OPTION_VALUES
 };
 

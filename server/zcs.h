@@ -39,7 +39,7 @@ struct settings {
 	int measure_cpu;	/* -c */
 	int calibrate_only;	/* -C */
 	int n_cpus;		/* -N */
-	long tare_ms;		/* -T */
+	long tare_ms;		/* -T: the tare; with -C, each period of the calibration */
 	long max_conns;		/* -L */
 	long idle_secs;		/* -W */
 	int datagram;		/* -u */

@@ -459,7 +459,7 @@ test_matrix_remote_over_ssh() {
 	(cd "$T" && exec ip netns exec "$NS_A" bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --turns 1 \
 		--modes sendfile,write --placements none --loops 5 --rounds 1 --remote-dir "$T/far" \
 		--remote "$SSH_CMD" --out "$T/out") >"$T/table" 2>"$T/err" || fail "zc-matrix over ssh failed: $(cat "$T/err")"
-	grep -q "^# the far end: $ROOT/zcs -C in $T/far: calibrated OK\\.  [0-9]* loops/sec\$" "$T/table" ||
+	grep -q "^# the far end: $ROOT/zcs -C -T $CAL_MS in $T/far: calibrated OK\\.  [0-9]* loops/sec\$" "$T/table" ||
 		fail "no calibration on the far end: $(cat "$T/table")"
 	[ -s "$T/far/counts_per_sec" ] || fail "no counts_per_sec on the far end"
 	grep -qF "# one host: the far end ($SSH_CMD) is this machine" "$T/table" || fail "no one-host line: $(cat "$T/table")"

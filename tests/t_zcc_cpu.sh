@@ -30,10 +30,14 @@ test_c_appends_load_demand_kernel_view_and_own_cpu() {
 }
 
 test_T_is_checked() {
-	usage_error zcc "zcc: -T needs -c (it sets how long the meter takes its idle reference)" \
+	usage_error zcc "zcc: -T needs -c or -C (it sets how long the meter takes its idle reference)" \
 		-T 500 -s 127.0.0.1 /etc/hostname
 	usage_error zcc "zcc: -T '-1': must be at least 0" -c -T -1 -s 127.0.0.1 /etc/hostname
 	usage_error zcc "zcc: -T '60001': must be at most 60000" -c -T 60001 -s 127.0.0.1 /etc/hostname
+	# With -C, each period of the calibration, as cyclesoak -m takes it.
+	usage_error zcc "zcc: -T '9': must be at least 10" -C -T 9
+	usage_error zcc "zcc: -T '3600001': must be at most 3600000" -T 3600001 -C
+	usage_error zcc "zcc: -s is for a transfer: -C calibrates the meter and sends nothing" -C -T 100 -s 127.0.0.1
 }
 
 # With a calibration file that is twice the real rate, the tare still gives
@@ -177,9 +181,12 @@ test_c_needs_a_calibration_for_the_same_cpus() {
 	expect_eq "$(cat "$T/err")" "zcc: ./counts_per_sec was calibrated on 3 CPUs and this run uses 1: calibrate with 'cyclesoak -C -N 1' or measure with -N 3"
 }
 
+# -T 100: seven periods of 100 ms, where the default's take seven seconds.
 test_C_calibrates_the_file_cyclesoak_reads() {
-	local median
-	(cd "$T" && "$ROOT/zcc" -C -N 1 >"$T/out") || fail "zcc -C failed"
+	local median began=$EPOCHREALTIME
+	(cd "$T" && "$ROOT/zcc" -C -N 1 -T 100 >"$T/out") || fail "zcc -C failed"
+	awk -v a="$began" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 3.5) }' ||
+		fail "zcc -C -T 100 took $(awk -v a="$began" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }') s: not periods of 100 ms"
 	expect_eq "$(grep -c -E '^calibrating: [0-9]+ loops/sec$' "$T/out")" 7 "calibrating lines"
 	median=$(grep '^calibrating:' "$T/out" | tail -n 5 | awk '{ print $2 }' | sort -n | sed -n 3p)
 	expect_eq "$(tail -n 1 "$T/out")" "calibrated OK.  $median loops/sec"

@@ -67,7 +67,9 @@ test_c_says_when_another_connection_shared_the_window() {
 }
 
 test_C_N_and_T_are_checked() {
-	usage_error zcs "zcs: -T needs -c (it sets how long the meter takes its idle reference)" -T 500
+	usage_error zcs "zcs: -T needs -c or -C (it sets how long the meter takes its idle reference)" -T 500
+	usage_error zcs "zcs: -T '9': must be at least 10" -C -T 9
+	usage_error zcs "zcs: -T '3600001': must be at most 3600000" -C -T 3600001
 	usage_error zcs "zcs: -N needs -c or -C (it sets how many CPUs the meter soaks)" -N 1
 	usage_error zcs "zcs: -p is for receiving: -C calibrates the meter and listens for nothing" -C -p 5000
 	usage_error zcs "zcs: -T '0': must be at least 1" -c -T 0

@@ -30,6 +30,8 @@ static void the_limits_are_the_programs(void)
 	CHECK(!options_limits(OPTION_PORT)->size && !options_limits(OPTION_TARE_MS)->size);
 	CHECK(opt_parse_size("1g", 1, options_limits(OPTION_CHUNK)->max, &x) == OPT_OK && x == 1L << 30);
 	CHECK(opt_parse_size("2g", 1, options_limits(OPTION_CHUNK)->max, &x) == OPT_TOO_LARGE);
+	/* cyclesoak -m's, which zcc -C -T and zcs -C -T take too. */
+	CHECK(options_limits(OPTION_PERIOD_MS)->min == 10 && options_limits(OPTION_PERIOD_MS)->max == 3600L * 1000);
 }
 
 /* zcc's tare may be 0 (none); zcs's, a window of samples, may not. */
