@@ -44,6 +44,13 @@ cleanup() {
 	rm -rf "$T"
 }
 
+# session_running SID: what still runs in session SID, a process a line
+# (pid, state, command). A zombie has ended: an orphan's waits for PID 1 to
+# reap it, which here takes a second or two.
+session_running() {
+	ps -o pid=,stat=,args= -s "$1" | awk '$2 !~ /^Z/'
+}
+
 # wait_until SECS COMMAND...: poll until COMMAND succeeds; 1 on timeout. Every
 # 10 ms for the first 100 ms, where most waits end (a zcs starting, a
 # summary written), then every 50 ms, so that a long wait stays light.

@@ -266,8 +266,7 @@ test_matrix_removes_what_a_killed_run_left() {
 	! ip netns list | grep -q -- "-$pid\b" || fail "namespaces left: $(ip netns list)"
 	! ls -d "${TMPDIR:-/tmp}/zc-matrix.$pid."* >/dev/null 2>&1 || fail "scratch directory left"
 	# Zombies aside: their parent, the killed run, is what should reap them.
-	[ -z "$(ps -o pid=,stat= -s "$pid" | awk '$2 !~ /^Z/')" ] ||
-		fail "processes of the killed run left: $(ps -o pid=,stat=,args= -s "$pid")"
+	[ -z "$(session_running "$pid")" ] || fail "processes of the killed run left: $(session_running "$pid")"
 }
 
 # SIGTERM stops a run within a second, in the middle of a zcc run, with
@@ -341,8 +340,8 @@ test_matrix_netns_stops_everything_on_SIGTERM_and_SIGINT() {
 		else
 			kill -TERM "$pid"
 		fi
-		wait_until 10 eval '! pgrep -s '"$pid"' >/dev/null' ||
-			fail "still running 10 s after SIG$sig: $(pgrep -a -s "$pid")"
+		wait_until 10 eval '[ -z "$(session_running '"$pid"')" ]' ||
+			fail "still running 10 s after SIG$sig: $(session_running "$pid")"
 		wait "$pid" 2>/dev/null || true
 	done
 }
@@ -478,8 +477,8 @@ test_matrix_remote_over_ssh() {
 	# SIGTERM mid-run: the far zcs stop with it.
 	far_matrix_in_background out2
 	kill -TERM "$MATRIX_PID"
-	wait_until 10 eval '[ -z "$(far_running)" ] && ! pgrep -s '"$MATRIX_PID"' >/dev/null' ||
-		fail "still running 10 s after SIGTERM: far: $(far_running); here: $(pgrep -a -s "$MATRIX_PID")"
+	wait_until 10 eval '[ -z "$(far_running)" ] && [ -z "$(session_running '"$MATRIX_PID"')" ]' ||
+		fail "still running 10 s after SIGTERM: far: $(far_running); here: $(session_running "$MATRIX_PID")"
 	wait "$MATRIX_PID" 2>/dev/null || true
 	grep -q "^zc-matrix: stopped early: what it measured is in $T/out2/zc-matrix-runs.csv" "$T/out2.err" ||
 		fail "no word of the stop: $(cat "$T/out2.err")"
@@ -495,8 +494,8 @@ test_matrix_remote_over_ssh() {
 	expect_match "$(grep '^zc-matrix: ' "$T/out3.err" | grep -v -e '^zc-matrix: warning' -e '^zc-matrix: stopped early' | head -n 1)" \
 		"^zc-matrix: .*the runs measured so far are in $T/out3/zc-matrix-runs.csv\$"
 	[ "$(sed 1d "$T/out3/zc-matrix-runs.csv" | wc -l)" -ge 1 ] || fail "no runs kept"
-	wait_until 5 eval '[ -z "$(far_running)" ] && ! pgrep -s '"$MATRIX_PID"' >/dev/null' ||
-		fail "left running after the far sshd died: far: $(far_running); here: $(pgrep -a -s "$MATRIX_PID")"
+	wait_until 5 eval '[ -z "$(far_running)" ] && [ -z "$(session_running '"$MATRIX_PID"')" ]' ||
+		fail "left running after the far sshd died: far: $(far_running); here: $(session_running "$MATRIX_PID")"
 	echo "# the run ended $((SECONDS - began)) s after the far sshd died: $(grep '^zc-matrix: ' "$T/out3.err" | grep -v '^zc-matrix: warning' | head -n 1)"
 }
 
