@@ -247,14 +247,15 @@ test_zcc_takes_no_ack_of_more_than_it_sent() {
 import socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[1])))
+open(sys.argv[2], "w").close()
 s.settimeout(10)
 while True:
     d, a = s.recvfrom(65536)
     if d[:4] == b"zcDG" and struct.unpack(">I", d[4:8])[0] == 2:
         s.sendto(d[:4] + struct.pack(">I", 3) + d[8:16] + struct.pack(">Q", 2**64 - 1) + d[24:40], a)
-' "$port" &
+' "$port" "$T/bound" &
 	started $!
-	sleep 0.3
+	wait_until 10 test -e "$T/bound" || fail "the peer did not bind its port"
 	"$ROOT/zcc" -u -W 1 -s 127.0.0.1 -p "$port" "$T/file" >"$T/out" 2>"$T/err" && fail "zcc took the ACK"
 	expect_eq "$(grep -c 'claims' "$T/err")" 1 "the note: $(cat "$T/err")"
 	expect_match "$(grep claims "$T/err")" "^zcc: an ACK of this stream claims 18446744073709551615 datagrams \\([0-9]+ bytes\\) of the 3 sent \\(3096 bytes\\): ignored\$"
@@ -642,7 +643,8 @@ zcs_u_on_the_far_host() {
 	ip netns exec "$NS_B" "$ROOT/zcs" -u -p "$PORT" >"$T/zcs.out" 2>"$T/zcs.err" &
 	ZCS_PID=$!
 	started "$ZCS_PID"
-	sleep 0.3
+	wait_until 10 eval '[ -n "$(ip netns exec "$NS_B" ss -Huln "sport = :$PORT")" ]' ||
+		fail "zcs -u did not bind its port in $NS_B: $(cat "$T/zcs.err")"
 }
 
 # Between two hosts (namespaces joined by veth, MTU 1500): a datagram over the
