@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs the unit test programs given as arguments, then the tests/t_*.sh
 # files: first their tests that run alone, a file at a time, then the rest,
-# TEST_JOBS files side by side (4; 1: one after another). It ends
+# TEST_JOBS files side by side (8; 1: one after another). It ends
 # with the line "N passed, N failed" (", N skipped" when any were). A
 # file's lines of each part come out whole as the part ends.
 # TESTS=pattern limits the shell tests to files whose name contains it;
@@ -14,7 +14,7 @@ log=$work/log
 holder=
 trap '[ -z "$holder" ] || { pkill -P "$holder"; kill "$holder"; } 2>/dev/null; rm -rf "$work"' EXIT
 
-jobs=${TEST_JOBS:-4}
+jobs=${TEST_JOBS:-8}
 case "$jobs" in
 '' | *[!0-9]* | 0*) echo "tests/run.sh: TEST_JOBS '$jobs': not a number of files at once (1 or more)" >&2; exit 2 ;;
 esac
