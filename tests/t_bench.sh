@@ -391,11 +391,11 @@ test_matrix_remote_runs_zcs_through_a_command() {
 	chmod +x "$T/banner"
 	! remote_matrix --remote "$T/banner ip netns exec $NS_B" --host 10.251.0.2 || fail "junk, and zc-matrix passed"
 	expect_match "$(grep -v '^zc-matrix: warning' "$T/err")" "^zc-matrix: zcs on the far end \\($T/banner ip netns exec $NS_B\\) printed what is not its -J summary: 'Welcome to the far host'; the runs measured so far are in $T/out/zc-matrix-runs.csv\$"
-	# A far zcs that dies three seconds in: the run stops at the next zcc, in
+	# A far zcs that dies two seconds in: the run stops at the next zcc, in
 	# one line, and the rows measured before are in the runs CSV. The line
 	# is zcc's failure, or, when zcs died between zcc's end and its own
 	# summary, that zcs did not report the run.
-	printf '#!/bin/sh\nexec timeout -s KILL 3 %s "$@"\n' "$ROOT/zcs" >"$T/dying-zcs"
+	printf '#!/bin/sh\nexec timeout -s KILL 2 %s "$@"\n' "$ROOT/zcs" >"$T/dying-zcs"
 	chmod +x "$T/dying-zcs"
 	! remote_matrix --remote "ip netns exec $NS_B" --remote-zcs "$T/dying-zcs" --host 10.251.0.2 --rounds 20 ||
 		fail "zcs died, and zc-matrix passed"
@@ -820,7 +820,7 @@ test_a_report_reads_its_own_runs_turns_and_a_run_its_own_directory() {
 	# Two runs without --out: two directories; the second, without turns,
 	# has no turns CSV and its report no turns' verdict.
 	calibrate_here
-	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms "$CAL_MS" --tare-ms "$TARE" --turns 2 --rate none \
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms "$CAL_MS" --tare-ms "$TARE" --turns 1 --rate none \
 		--modes sendfile,send --placements none --rounds 1 --loops 2) >"$T/table1" 2>"$T/err" || fail "the first run failed: $(cat "$T/err")"
 	first=$(readlink "$T/bench-out/latest")
 	[ -s "$T/bench-out/$first/zc-matrix-turns.csv" ] || fail "no turns in the first run's directory: $(ls -R "$T/bench-out")"
@@ -840,10 +840,10 @@ test_a_report_reads_its_own_runs_turns_and_a_run_its_own_directory() {
 # and a verdict for each receive mode; both ends counted every datagram.
 test_matrix_proto_udp_tables_the_datagram_modes() {
 	local block
-	# One receive mode: the TCP tables' test runs several, and each cell
-	# costs about a second here.
+	# One receive mode and one round: the TCP tables' tests run several of
+	# each, and each cell and round costs about a second here.
 	matrix --proto udp --udp-modes sendmsg,gso --udp-recv gro --dgram-sizes 1472,9000 --placements none \
-		--rate-rounds 2 --rate-secs 0.2 --seed 5 "${PACED_METER[@]}"
+		--rate-rounds 1 --rate-secs 0.2 --seed 5 "${PACED_METER[@]}"
 	grep -qx '# paced at zcc -R 64m (67108864 bytes a second): zcc -t 0.2' "$T/table" ||
 		fail "no line of the pace: $(cat "$T/table")"
 	grep -q "^# .*/zcc -J -c -T $PACED_TARE -u -m gso -l 9000 -R 64m -s 127.0.0.1 -p [0-9]* -t 0.2 <60 files>$" "$T/table" ||
@@ -860,7 +860,7 @@ test_matrix_proto_udp_tables_the_datagram_modes() {
 		NR > 1 && $2 == "udp-sendmsg" && $33 != $34 { bad = 1 }
 		NR > 1 && $2 == "udp-gso" && !($34 < $33 / 4) { bad = 1 } END { exit bad }' "$T/out/zc-matrix-runs.csv" ||
 		fail "datagram figures: $(cat "$T/out/zc-matrix-runs.csv")"
-	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" 8 "runs CSV rows"
+	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" 4 "runs CSV rows"
 	block=$(sed -n "/^  placement none, zcs -u -m gro:\$/,/^  placement\|^#/p" "$T/table" | grep '^    ')
 	expect_eq "$(echo "$block" | wc -l)" 4 "methods ranked for zcs -u -m gro: $block"
 	echo "$block" | grep -v -E '^    udp-(sendmsg|gso) -l (1472|9000) +-?[0-9]+\.[0-9]{3} us/KB  load +-?[0-9]+\.[0-9]%  (cheapest|[-+][0-9.]+% \[[-+][0-9.]+, [-+][0-9.]+\].*)$' &&
