@@ -221,7 +221,9 @@ test_install_builds_zc_on_the_hosts_and_calibrates_it_once() {
 	expect_eq "$(grep -cE "^# root@10\.253\.0\.[12]: cyclesoak -C -m 100 in $T/inst: calibrated OK\.  [0-9]+ loops/sec\$" "$T/out")" 1 "calibrations"
 	[ -x "$T/inst/zcc" ] && [ -x "$T/inst/zcs" ] && [ -x "$T/inst/cyclesoak" ] && [ -s "$T/inst/counts_per_sec" ] ||
 		fail "zc is not built in $T/inst: $(ls "$T/inst" | head)"
-	expect_match "$(grep '^aggregate' "$T/run/report.txt")" '^aggregate: 1 of 1 pairs, 5[0-9]\.[0-9] MB/s in all over the window$'
+	# The run's rate is the three pairs' test's to judge, over 4 s: a window
+	# of --secs 1 holds one of zcs's one-second lines (49.4 MB/s of 52.4, once).
+	expect_match "$(grep '^aggregate' "$T/run/report.txt")" '^aggregate: 1 of 1 pairs, [1-9][0-9]*\.[0-9] MB/s in all over the window$'
 	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
 }
 
