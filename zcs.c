@@ -243,9 +243,8 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	}
 	if (optind < argc)
 		opt_failx("unexpected argument '%s'", argv[optind]);
-	/* -T: how long the meter takes its idle reference: the tare, or with -C each period. */
 	if (tare_arg)
-		s->tare_ms = options_value(s->calibrate_only ? OPTION_PERIOD_MS : OPTION_RING_TARE_MS, 'T', tare_arg);
+		s->tare_ms = meter_option_T(tare_arg, s->calibrate_only, OPTION_RING_TARE_MS);
 	check_options(s, given, mode_arg);
 }
 

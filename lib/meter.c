@@ -303,6 +303,11 @@ void meter_check_options(const char *given, int measure_cpu, int calibrate_only,
 		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
 }
 
+long meter_option_T(const char *arg, int calibrate_only, enum option_value tare)
+{
+	return options_value(calibrate_only ? OPTION_PERIOD_MS : tare, 'T', arg);
+}
+
 int meter_calibrate_stray(const char *given)
 {
 	for (const char *o = given; *o; o++)

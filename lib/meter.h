@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "json.h"
+#include "options.h"
 #include "sampling.h"
 
 /* -T: how long the soakers run on the idle system before a transfer, by default. */
@@ -132,6 +133,14 @@ int meter_calibrate(int n_cpus, long period_ms, int debug);
  * or -C (given: the options given, see opt_given). A usage error if not.
  */
 void meter_check_options(const char *given, int measure_cpu, int calibrate_only, int n_cpus);
+
+/*
+ * -T's value, read once all options are: how long the meter takes its idle
+ * reference, each period of the calibration with -C (OPTION_PERIOD_MS),
+ * the tare (tare: the program's own limits) without. A usage error if out
+ * of its limits.
+ */
+long meter_option_T(const char *arg, int calibrate_only, enum option_value tare);
 
 /*
  * -C calibrates and does nothing else: of the options given, the first that
