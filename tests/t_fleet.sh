@@ -138,7 +138,7 @@ pairs not in the window:
 # every pair in the window with its throughput; the machine's row; the CSV;
 # and nothing left running anywhere.
 test_three_pairs_run_at_once_on_four_hosts_under_one_meter() {
-	local report
+	local report line
 	fleet_hosts 4
 	fleet_dir
 	quiet_or_skip
@@ -168,7 +168,16 @@ EOF
 	expect_match "$(sed -n 7,10p <<<"$report" | tr '\n' '|')" '^root@10\.253\.0\.1 +[0-9a-f]{8} +10[0-9]\.[0-9] +0\.0\|root@10\.253\.0\.2 +[0-9a-f]{8} +5[0-9]\.[0-9] +10[0-9]\.[0-9]\|root@10\.253\.0\.3 +[0-9a-f]{8} +10[0-9]\.[0-9] +5[0-9]\.[0-9]\|root@10\.253\.0\.4 +[0-9a-f]{8} +0\.0 +10[0-9]\.[0-9]\|$'
 	expect_eq "$(sed -n 11p <<<"$report")" "machine  samples  cpus    load%  kernel% MB/s moved     us/KB  hosts" "the machines' heading"
 	expect_match "$(sed -n 12p <<<"$report")" '^[0-9a-f]{8} +[0-9]+ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ +2[0-9]{2}\.[0-9] +-?[0-9.]+  root@10\.253\.0\.1 root@10\.253\.0\.2 root@10\.253\.0\.3 root@10\.253\.0\.4$'
+	# Every sample the meter took inside the window (3 s at least, a sample
+	# each 0.5 s): the run waited for the last of them before it stopped
+	# the meter.
+	awk '{ exit !($2 >= 5) }' <<<"$(sed -n 12p <<<"$report")" || fail "the meter's samples in the window: $(sed -n 12p <<<"$report")"
 	expect_match "$(sed -n 13p <<<"$report")" '^aggregate: 3 of 3 pairs, 2[0-9]{2}\.[0-9] MB/s in all over the window$'
+	# The moment: twice the slowest zcs's login ahead (1 s at least), and 0.1 s a pair.
+	line=$(grep '^# round 1: ' "$T/out")
+	expect_match "$line" '^# round 1: the pairs start at [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} by this clock, each sender by its own less its offset: [0-9]+\.[0-9]{2} s ahead \(the slowest zcs listened [0-9]+\.[0-9]{3} s after the first login\)$'
+	awk '{ l = $(NF - 5); want = (2 * l > 1 ? 2 * l : 1) + 0.3; exit !($(NF - 12) - want < 0.006 && want - $(NF - 12) < 0.006) }' <<<"$line" ||
+		fail "the lead is not twice the slowest login (1 s at least) and 0.1 s a pair: $line"
 	expect_eq "$(wc -l <<<"$report")" 13 "the report's lines"
 	# One machine: each end's load is the machine's, the same in every row.
 	expect_eq "$(sed -n 3,5p <<<"$report" | awk '{ print $7, $9 }' | sort -u | wc -l)" 1 "one machine's load in every row"
