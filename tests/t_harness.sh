@@ -29,6 +29,45 @@ ok t_good.sh: test_passes" "result lines"
 		"stderr beyond the broken files' own errors"
 }
 
+# The unit programs run side by side; one that starts a meter (its source
+# calls soak_open or meter_start) runs after the rest, one at a time. Each
+# program's lines come out whole, in the order given; one that exits
+# non-zero without a FAIL line of its own is a failure, with its status.
+test_unit_programs_run_side_by_side_and_a_meters_after_the_rest() {
+	local p
+	tree
+	mkdir "$T/tree/u"
+	unit_program() {
+		printf '#!/bin/bash\n%s\n' "$2" >"$T/tree/u/$1"
+		chmod +x "$T/tree/u/$1"
+	}
+	unit_program slow 'echo "slow start" >>"$LOG"; sleep 1; echo "slow end" >>"$LOG"; echo "ok slow"'
+	unit_program quick 'echo quick >>"$LOG"; echo "ok quick"'
+	unit_program dies 'echo "# about to die"; exit 3'
+	for p in meter1 meter2; do
+		unit_program "$p" "echo '$p start' >>\"\$LOG\"; sleep 0.3; echo '$p end' >>\"\$LOG\"; echo 'ok $p'"
+	done
+	echo 'soak_open(&m, 1, 0);' >"$T/tree/tests/meter1.c"
+	echo 'meter_start(&m, 1, 0);' >"$T/tree/tests/meter2.c"
+	echo 'int main(void) { return 0; }' >"$T/tree/tests/slow.c"
+	(cd "$T/tree" && env -u TESTS -u QUICK LOG="$T/log" bash tests/run.sh u/meter1 u/slow u/quick u/dies u/meter2) >"$T/out" 2>"$T/err" &&
+		fail "run.sh passed with a unit program that failed: $(cat "$T/out")"
+	expect_eq "$(cat "$T/out")" "ok meter1
+ok slow
+ok quick
+# about to die
+FAIL u/dies: exited with status 3
+ok meter2
+4 passed, 1 failed" "run.sh's lines"
+	expect_eq "$(cat "$T/log")" "slow start
+quick
+slow end
+meter1 start
+meter1 end
+meter2 start
+meter2 end" "what the programs did, in order"
+}
+
 # A test that needs the host to itself is one whose code, or a function it
 # calls however deep, judges a figure, meters with a tare (zcc's and zcs's
 # -c, zc-matrix), calibrates, or sets what the host's every process sees;
