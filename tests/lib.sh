@@ -405,7 +405,10 @@ two_hosts() {
 # ns_sshd NS ADDR PORT: an OpenSSH server of the test's own in namespace NS,
 # on ADDR:PORT, with its own config and host key, taking the test's key
 # ($T/key, made once) alone; its pid in SSHD_PID. Skips without
-# openssh-server.
+# openssh-server. A login there has a home of its own, empty: the far
+# host's shell reads none of this machine's startup files (here root's
+# ~/.bashrc took 0.08 s of each login through a shared connection, 0.3 s
+# and more beside other work).
 ns_sshd() {
 	local ns=$1 addr=$2 port=$3 sshd cfg=$T/sshd-$1
 	sshd=$(command -v sshd || echo /usr/sbin/sshd)
@@ -413,10 +416,11 @@ ns_sshd() {
 		skip "openssh-server is not installed (apt-get install openssh-server)"
 	[ -s "$T/key" ] || { ssh-keygen -q -t ed25519 -N '' -f "$T/key" && cp "$T/key.pub" "$T/authorized_keys"; }
 	ssh-keygen -q -t ed25519 -N '' -f "$cfg.host_key"
+	mkdir -p "$cfg.home"
 	printf '%s\n' "ListenAddress $addr" "Port $port" "HostKey $cfg.host_key" \
 		"AuthorizedKeysFile $T/authorized_keys" "PasswordAuthentication no" \
 		"KbdInteractiveAuthentication no" "PermitRootLogin prohibit-password" "StrictModes no" \
-		"UsePAM no" "PidFile $cfg.pid" "MaxStartups 100" >"$cfg"
+		"UsePAM no" "PidFile $cfg.pid" "MaxStartups 100" "SetEnv HOME=$cfg.home" >"$cfg"
 	mkdir -p /run/sshd
 	ip netns exec "$ns" "$sshd" -D -e -f "$cfg" 2>"$cfg.err" &
 	SSHD_PID=$!
