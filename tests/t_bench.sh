@@ -430,6 +430,12 @@ far_running() {
 	done
 }
 
+# ssh_masters: the shared connections to the far host still open here, a
+# line each (ssh's own session: not in zc-matrix's).
+ssh_masters() {
+	pgrep -af -- "$T/key .*-o ControlMaster=yes" || true
+}
+
 # far_matrix_in_background OUT ARGS...: zc-matrix in its own session in
 # $NS_A, zcs on the far host through ssh, into $T/OUT; sets MATRIX_PID once
 # it has measured a run.
@@ -473,12 +479,16 @@ test_matrix_remote_over_ssh() {
 	expect_eq "$(awk -F, '{ print $8 "," $29 }' "$T/out/zc-matrix-turns.csv" | sort | tr '\n' '|')" \
 		"arm,end|sendfile,receiver|sendfile,sender|write,receiver|write,sender|" "the turns CSV's rows"
 	grep -q '^Verdict at full speed, from the turns' "$T/table" || fail "no verdict: $(cat "$T/table")"
-	wait_until 5 eval '[ -z "$(far_running)" ]' || fail "left running on the far host: $(far_running)"
+	# Every far command through one connection, closed at the end.
+	grep -qxF "# the far end's commands share one connection ($SSH_CMD -o ControlMaster=yes -f -N), closed at the end" "$T/table" ||
+		fail "no shared connection: $(grep '^# ' "$T/table")"
+	wait_until 5 eval '[ -z "$(far_running)" ] && [ -z "$(ssh_masters)" ]' ||
+		fail "left running: on the far host: $(far_running); here: $(ssh_masters)"
 	# SIGTERM mid-run: the far zcs stop with it.
 	far_matrix_in_background out2
 	kill -TERM "$MATRIX_PID"
-	wait_until 10 eval '[ -z "$(far_running)" ] && [ -z "$(session_running '"$MATRIX_PID"')" ]' ||
-		fail "still running 10 s after SIGTERM: far: $(far_running); here: $(session_running "$MATRIX_PID")"
+	wait_until 10 eval '[ -z "$(far_running)" ] && [ -z "$(session_running '"$MATRIX_PID"')" ] && [ -z "$(ssh_masters)" ]' ||
+		fail "still running 10 s after SIGTERM: far: $(far_running); here: $(session_running "$MATRIX_PID") $(ssh_masters)"
 	wait "$MATRIX_PID" 2>/dev/null || true
 	grep -q "^zc-matrix: stopped early: what it measured is in $T/out2/zc-matrix-runs.csv" "$T/out2.err" ||
 		fail "no word of the stop: $(cat "$T/out2.err")"
@@ -494,8 +504,8 @@ test_matrix_remote_over_ssh() {
 	expect_match "$(grep '^zc-matrix: ' "$T/out3.err" | grep -v -e '^zc-matrix: warning' -e '^zc-matrix: stopped early' | head -n 1)" \
 		"^zc-matrix: .*the runs measured so far are in $T/out3/zc-matrix-runs.csv\$"
 	[ "$(sed 1d "$T/out3/zc-matrix-runs.csv" | wc -l)" -ge 1 ] || fail "no runs kept"
-	wait_until 5 eval '[ -z "$(far_running)" ] && [ -z "$(session_running '"$MATRIX_PID"')" ]' ||
-		fail "left running after the far sshd died: far: $(far_running); here: $(session_running "$MATRIX_PID")"
+	wait_until 5 eval '[ -z "$(far_running)" ] && [ -z "$(session_running '"$MATRIX_PID"')" ] && [ -z "$(ssh_masters)" ]' ||
+		fail "left running after the far sshd died: far: $(far_running); here: $(session_running "$MATRIX_PID") $(ssh_masters)"
 	echo "# the run ended $((SECONDS - began)) s after the far sshd died: $(grep '^zc-matrix: ' "$T/out3.err" | grep -v '^zc-matrix: warning' | head -n 1)"
 }
 

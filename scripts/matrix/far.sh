@@ -9,6 +9,25 @@
 # with --netns), whose background zcs ignores SIGINT, as every background
 # job of a shell does. A far zcs that does not start is the end of the run, in one line.
 declare -A far_fd far_pid
+# far_connect: with ssh, one connection to the far host for every far
+# command (ControlMaster), opened here and closed by far_disconnect: each
+# command was a login of its own (0.2 s each between namespaces here,
+# round trips and more on a network). Where it cannot be opened, each
+# command logs in as before. Idle for 30 s, it ends by itself, should
+# this script be killed.
+far_master=()
+far_connect() {
+	[ "$remote_is_ssh" = 1 ] || return 0
+	local ssh=("${remote[@]:0:${#remote[@]}-1}") dest=${remote[-1]}
+	"${ssh[@]}" -o ControlMaster=yes -o "ControlPath=$work/ssh-%C" -o ControlPersist=30 -f -N "$dest" \
+		</dev/null >/dev/null 2>"$work/ssh-master.err" || return 0
+	far_master=("${ssh[@]}" -o "ControlPath=$work/ssh-%C" -O exit "$dest")
+	remote=("${ssh[@]}" -o ControlMaster=no -o "ControlPath=$work/ssh-%C" "$dest")
+	echo "# the far end's commands share one connection ($remote_cmd -o ControlMaster=yes -f -N), closed at the end"
+}
+far_disconnect() {
+	[ ${#far_master[@]} = 0 ] || timeout 3 "${far_master[@]}" </dev/null >/dev/null 2>&1 || true
+}
 # far_sh SCRIPT: run a shell script on the far host (ssh gets it as one word).
 # What goes into SCRIPT from outside (the far directory, zcs's path, its
 # arguments) is quoted with printf %q: a directory's name is never code.
@@ -26,7 +45,7 @@ far_zcs_start() {
 	shift
 	for try in 1 2 3 4 5; do
 		port=$((20000 + RANDOM % 40000))
-		echo "# ${remote[*]} $remote_zcs -d -p $port -t 3600 $*  (in $remote_dir)" >&3
+		echo "# $remote_cmd $remote_zcs -d -p $port -t 3600 $*  (in $remote_dir)" >&3
 		rm -f "$out.in"
 		mkfifo "$out.in"
 		exec {fd}<>"$out.in"
