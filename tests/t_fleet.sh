@@ -260,7 +260,7 @@ test_a_host_unreachable_at_the_start_fails_the_fleet_before_anything_runs() {
 # left on the hosts that stayed; and once the host is back, the next run
 # stops what was left there first, saying so, and leaves nothing. The lost
 # pair's zcc gives up 1 s after its receiver stops taking data (-W 1; the
-# fleet's own is 5), within the other pair's 4 s. The pairs' MB/s are the
+# fleet's own is 5), within the other pair's 3 s. The pairs' MB/s are the
 # three pairs' test's to judge: here the host is shared.
 test_a_host_lost_mid_run_is_named_and_the_next_run_cleans_it() {
 	local began if4 report
@@ -269,7 +269,7 @@ test_a_host_lost_mid_run_is_named_and_the_next_run_cleans_it() {
 	if4=zcf4-$$
 	printf '%s\n' "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -R 50m" "root@10.253.0.3 root@10.253.0.4 10.253.0.4 -R 50m -W 1" >"$T/plan"
 	began=$(date +%s)
-	fleet "$T/plan" --secs 4 --out "$T/run" >"$T/out" 2>"$T/err" &
+	fleet "$T/plan" --secs 3 --out "$T/run" >"$T/out" 2>"$T/err" &
 	started $!
 	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/r1-pair2-zcs.out" 2>/dev/null' || fail "pair 2 did not start: $(cat "$T/err")"
 	ip -n "$FLEET_NS_4" link set "$if4" down
