@@ -29,6 +29,34 @@ ok t_good.sh: test_passes" "result lines"
 		"stderr beyond the broken files' own errors"
 }
 
+# The shared part starts the files longest first: by the seconds each took
+# in the last run (ZC_CHECK_TIMES), else by its lines; a run side by side
+# writes each file's seconds there, and keeps those of the files it did not run.
+test_the_shared_part_starts_the_file_that_took_longest_last_time() {
+	local i
+	tree
+	printf '. "$(dirname "$0")/lib.sh"\ntest_s() { echo short >>"$LOG"; }\nrun_tests "$@"\n' >"$T/tree/tests/t_short.sh"
+	{
+		echo '. "$(dirname "$0")/lib.sh"'
+		for i in $(seq 1 20); do echo "# line $i"; done
+		printf 'test_l() { echo long >>"$LOG"; }\nrun_tests "$@"\n'
+	} >"$T/tree/tests/t_long.sh"
+	one_at_a_time() {
+		: >"$T/log"
+		(cd "$T/tree" && env -u TESTS -u QUICK TEST_JOBS=1 ZC_CHECK_TIMES="$T/times" LOG="$T/log" bash tests/run.sh) >"$T/out" 2>&1 ||
+			fail "run.sh failed: $(cat "$T/out")"
+	}
+	one_at_a_time
+	expect_eq "$(cat "$T/log" | tr '\n' ' ')" "long short " "the order by lines"
+	printf '%s\n' "9 tests/t_short.sh" "5 tests/t_gone.sh" >"$T/times"
+	one_at_a_time
+	expect_eq "$(cat "$T/log" | tr '\n' ' ')" "short long " "the order by the last run's seconds"
+	(cd "$T/tree" && env -u TESTS -u QUICK TEST_JOBS=2 ZC_CHECK_TIMES="$T/times" LOG="$T/log" bash tests/run.sh) >"$T/out" 2>&1 ||
+		fail "run.sh failed: $(cat "$T/out")"
+	expect_eq "$(sed 's/^[0-9]* //' "$T/times" | sort | tr '\n' ' ')" "tests/t_gone.sh tests/t_long.sh tests/t_short.sh " "the files on record"
+	grep -qx '[0-9]* tests/t_long.sh' "$T/times" && grep -qx '5 tests/t_gone.sh' "$T/times" || fail "the record: $(cat "$T/times")"
+}
+
 # The unit programs run side by side; one that starts a meter (its source
 # calls soak_open or meter_start) runs after the rest, one at a time. Each
 # program's lines come out whole, in the order given; one that exits
@@ -41,8 +69,10 @@ test_unit_programs_run_side_by_side_and_a_meters_after_the_rest() {
 		printf '#!/bin/bash\n%s\n' "$2" >"$T/tree/u/$1"
 		chmod +x "$T/tree/u/$1"
 	}
-	unit_program slow 'echo "slow start" >>"$LOG"; sleep 1; echo "slow end" >>"$LOG"; echo "ok slow"'
-	unit_program quick 'echo quick >>"$LOG"; echo "ok quick"'
+	# slow waits (5 s at most) for quick, given after it, to have run.
+	unit_program slow 'for i in $(seq 50); do [ -e "$LOG.quick" ] && break; sleep 0.1; done
+echo "slow saw quick: $([ -e "$LOG.quick" ] && echo yes || echo no)" >>"$LOG"; echo "ok slow"'
+	unit_program quick 'touch "$LOG.quick"; echo "ok quick"'
 	unit_program dies 'echo "# about to die"; exit 3'
 	for p in meter1 meter2; do
 		unit_program "$p" "echo '$p start' >>\"\$LOG\"; sleep 0.3; echo '$p end' >>\"\$LOG\"; echo 'ok $p'"
@@ -59,9 +89,7 @@ ok quick
 FAIL u/dies: exited with status 3
 ok meter2
 4 passed, 1 failed" "run.sh's lines"
-	expect_eq "$(cat "$T/log")" "slow start
-quick
-slow end
+	expect_eq "$(cat "$T/log")" "slow saw quick: yes
 meter1 start
 meter1 end
 meter2 start
