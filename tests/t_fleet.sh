@@ -39,6 +39,7 @@ fleet() {
 
 test_a_plans_errors_are_each_named_before_anything_starts() {
 	local rc=0
+	starts_no_meter
 	cat >"$T/plan" <<'EOF'
 # pairs, a line each
 root@10.0.0.1 root@10.0.0.2 10.0.0.2 -m sendfile
@@ -197,21 +198,26 @@ EOF
 # --rounds: the pairs run together again, each time a round of the CSV, the
 # report a section each; zc-report --compare takes a fleet's CSV, each pair
 # a cell of its own (here one run against itself: too few rounds to judge).
-# A pair paced at 50 MiB/s adds so little load that the meter's noise can
-# put its demand below 0 (-0.146 us/KB once): the sign is the meter's.
+# The pairs are paced at 200 MiB/s, for 2 s: at 50 MiB/s a pair added so
+# little load that the meter's noise put its demand below 0 in one round and
+# above in the other (-0.0585 and +0.0390 us/KB), and the comparison of the
+# run with itself read -125.0%, not +0.0%; and twice beside make check's
+# other tests a round of 1 s came out with nothing to compare (1+1 rounds),
+# as a window with no whole sample of the meter's (0.5 s, longer on a busy
+# host) would give.
 test_rounds_make_a_csv_that_zc_report_compares_pair_by_pair() {
 	local out
 	fleet_hosts 2
 	fleet_dir
-	printf '%s\n' "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -m write -R 50m" "root@10.253.0.2 root@10.253.0.1 10.253.0.1 -R 50m" >"$T/plan"
-	fleet "$T/plan" --secs 1 --rounds 2 --out "$T/run" >"$T/out" 2>"$T/err" || fail "zc-fleet failed: $(cat "$T/err")"
+	printf '%s\n' "root@10.253.0.1 root@10.253.0.2 10.253.0.2 -m write -R 200m" "root@10.253.0.2 root@10.253.0.1 10.253.0.1 -R 200m" >"$T/plan"
+	fleet "$T/plan" --secs 2 --rounds 2 --out "$T/run" >"$T/out" 2>"$T/err" || fail "zc-fleet failed: $(cat "$T/err")"
 	expect_eq "$(grep -c '^round [12] of 2:$' "$T/run/report.txt")" 2 "the rounds' sections"
 	expect_eq "$(grep -c '^aggregate: 2 of 2 pairs, ' "$T/run/report.txt")" 2 "each round's aggregate"
 	expect_eq "$(awk -F, 'NR > 1 { print $1 "," $2 "," $(NF - 2) }' "$T/run/zc-fleet-runs.csv" | tr '\n' '|')" \
 		"1,write,1|1,sendfile,2|2,write,1|2,sendfile,2|" "the CSV's rounds and pairs"
 	out=$("$ROOT/scripts/zc-report" --compare "$T/run/zc-fleet-runs.csv" "$T/run/zc-fleet-runs.csv") || fail "zc-report failed: $out"
-	expect_match "$(grep '^pair 1 ' <<<"$out")" '^pair 1 root@10\.253\.0\.1>root@10\.253\.0\.2 write 1048576 none read, at 52428800 bytes/s +-?[0-9.]+ \+- +[0-9]+% +-?[0-9.]+ \+- +[0-9]+% +too few rounds, 4\+4 at least \(\+0\.0%, range [-+0-9.]+ to [-+0-9.]+\) 2\+2$'
-	expect_match "$(grep '^pair 2 ' <<<"$out")" '^pair 2 root@10\.253\.0\.2>root@10\.253\.0\.1 sendfile - none read, at 52428800 bytes/s '
+	expect_match "$(grep '^pair 1 ' <<<"$out")" '^pair 1 root@10\.253\.0\.1>root@10\.253\.0\.2 write 1048576 none read, at 209715200 bytes/s +-?[0-9.]+ \+- +[0-9]+% +-?[0-9.]+ \+- +[0-9]+% +too few rounds, 4\+4 at least \(\+0\.0%, range [-+0-9.]+ to [-+0-9.]+\) 2\+2$'
+	expect_match "$(grep '^pair 2 ' <<<"$out")" '^pair 2 root@10\.253\.0\.2>root@10\.253\.0\.1 sendfile - none read, at 209715200 bytes/s '
 	grep -q "in one run only" <<<"$out" && fail "a pair in one run only: $out"
 	wait_until 5 eval '[ -z "$(fleet_running)" ]' || fail "left running: $(fleet_running)"
 }
@@ -240,6 +246,7 @@ test_install_builds_zc_on_the_hosts_and_calibrates_it_once() {
 # the fleet fails before it starts anything, naming the host and why.
 test_a_host_unreachable_at_the_start_fails_the_fleet_before_anything_runs() {
 	local rc=0 pid
+	starts_no_meter
 	fleet_hosts 3
 	fleet_dir
 	# The third host's sshd gone: a host that refuses the connection.
