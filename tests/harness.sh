@@ -130,9 +130,11 @@ alone_tests() {
 	tests_saying "$ALONE_WORDS" "$ALONE_OPAQUE"
 }
 
-# meter_tests: those that take the meter's turn and share the host.
+# meter_tests: those that take the meter's turn and share the host (but
+# for those that say starts_no_meter).
+NO_METER_WORDS='(^|[;&|([:space:]])starts_no_meter([[:space:];]|$)'
 meter_tests() {
-	comm -23 <(tests_saying "$METER_WORDS") <(alone_tests)
+	comm -23 <(tests_saying "$METER_WORDS") <({ alone_tests; tests_saying "$NO_METER_WORDS"; } | sort -u)
 }
 
 # enter_room NAME: with ZC_CHECK_ROOM (tests/run.sh's lock file), wait for

@@ -306,6 +306,15 @@ runs_alone() {
 	:
 }
 
+# starts_no_meter: says that the test, though its code names a meter (a
+# fleet, make check's calibration copied for one), ends before any meter
+# starts (a plan's errors, a host unreachable at the start): under make
+# check it shares the host without taking the meter's turn (harness.sh's
+# meter_tests).
+starts_no_meter() {
+	:
+}
+
 # calibrate_here [ARGS]: a quick calibration into $T/counts_per_sec
 # (cyclesoak -C -m 100 ARGS), its output in $T/calibration; without ARGS,
 # make check's own (tests/run.sh's ZC_CHECK_CALIBRATION), made while

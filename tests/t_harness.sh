@@ -99,8 +99,10 @@ meter2 end" "what the programs did, in order"
 # A test that needs the host to itself is one whose code, or a function it
 # calls however deep, judges a figure, meters with a tare (zcc's and zcs's
 # -c, zc-matrix), calibrates, or sets what the host's every process sees;
-# one that meters the host with cyclesoak alone takes the meter's turn. A usage error of the meter's, a -c that is grep's, or a
-# longer word that holds a function's name are neither.
+# one that meters the host with cyclesoak alone takes the meter's turn,
+# unless it says (however deep) that it starts no meter. A usage error of
+# the meter's, a -c that is grep's, or a longer word that holds a
+# function's name are neither.
 test_the_tests_that_run_alone_are_found_through_what_they_call() {
 	tree
 	cat >"$T/tree/tests/t_w.sh" <<'EOS'
@@ -126,6 +128,8 @@ test_calibrates_with_arguments() { calibrate_here -N 1; }
 test_a_meter_that_judges() { runs_alone; start_zcs -c; }
 test_load_lines() { "$ROOT/cyclesoak" -m 100 & sleep 1; }
 test_runs_a_fleet() { bash "$ROOT/scripts/zc-fleet" plan; }
+ends_early() { starts_no_meter; }
+test_a_fleet_that_ends_before_its_meter() { ends_early; calibrate_here; bash "$ROOT/scripts/zc-fleet" plan; }
 run_tests "$@"
 EOS
 	expect_eq "$(bash "$T/tree/tests/t_w.sh" --alone | tr '\n' ' ')" \
