@@ -161,9 +161,10 @@ run_part() {
 # last, 45 s in, and the part ended 7 s after the meter's turn did.
 declare -A running=()
 TIMES=${ZC_CHECK_TIMES:-build/check-times}
-order=$(for i in "${!files[@]}"; do
-	echo "$(awk -v f="${files[$i]}" '$2 == f { s = $1 } END { print s + 0 }' "$TIMES" 2>/dev/null || echo 0) $(wc -l <"${files[$i]}") $i"
-done | sort -k1,1rn -k2,2rn | awk '{ print $3 }')
+order=$(for i in "${!files[@]}"; do echo "$i $(wc -l <"${files[$i]}") ${files[$i]}"; done |
+	awk -v times="$TIMES" 'BEGIN { while ((getline l <times) > 0) { split(l, w, " "); secs[w[2]] = w[1] } }
+		{ print secs[$3] + 0, $2, $1 }' |
+	sort -k1,1rn -k2,2rn | awk '{ print $3 }')
 alone=()
 for i in $order; do
 	[ -z "$(bash "${files[$i]}" --alone 2>/dev/null)" ] || alone+=("$i")

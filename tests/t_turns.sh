@@ -555,14 +555,14 @@ test_known_change_takes_its_calibration_period_within_cyclesoaks_range() {
 	local v rc
 	for v in 9 3600001 x; do
 		rc=0
-		"$ROOT/scripts/known-change" --calibrate-ms "$v" >"$T/out" 2>"$T/err" || rc=$?
+		"$ROOT/scripts/known-change" --calibrate-ms "$v" >"$T/out" 2>"$T/err.$v" || rc=$?
 		expect_eq "$rc" 1 "exit code of --calibrate-ms $v"
 		[ -s "$T/out" ] && fail "--calibrate-ms $v ran: $(cat "$T/out")"
 	done
-	expect_eq "$(cat "$T/err")" "known-change: --calibrate-ms 'x': not a number of milliseconds"
-	"$ROOT/scripts/known-change" --calibrate-ms 9 2>&1 | grep -qx "known-change: --calibrate-ms '9': out of range (10 to 3600000)" ||
+	expect_eq "$(cat "$T/err.x")" "known-change: --calibrate-ms 'x': not a number of milliseconds"
+	grep -qx "known-change: --calibrate-ms '9': out of range (10 to 3600000)" "$T/err.9" ||
 		fail "no range error for 9"
-	"$ROOT/scripts/known-change" --calibrate-ms 3600001 2>&1 | grep -qx "known-change: --calibrate-ms '3600001': out of range (10 to 3600000)" ||
+	grep -qx "known-change: --calibrate-ms '3600001': out of range (10 to 3600000)" "$T/err.3600001" ||
 		fail "no range error for 3600001"
 }
 
