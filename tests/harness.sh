@@ -125,14 +125,20 @@ tests_saying() {
 		}' | sort
 }
 
-# alone_tests: the tests of this file that need the host to themselves.
+# alone_tests: the tests of this file that need the host to themselves;
+# not one that says starts_no_meter (a zc-matrix that ends at its options),
+# unless it needs the host for another reason than a meter (HOST_WORDS).
+NO_METER_WORDS='(^|[;&|([:space:]])starts_no_meter([[:space:];]|$)'
+HOST_WORDS='quiet_or_skip|runs_alone|/loadgen"|>[[:space:]]*/proc/sys/'
 alone_tests() {
-	tests_saying "$ALONE_WORDS" "$ALONE_OPAQUE"
+	{
+		comm -23 <(tests_saying "$ALONE_WORDS" "$ALONE_OPAQUE") <(tests_saying "$NO_METER_WORDS")
+		tests_saying "$HOST_WORDS" "$ALONE_OPAQUE"
+	} | sort -u
 }
 
 # meter_tests: those that take the meter's turn and share the host (but
 # for those that say starts_no_meter).
-NO_METER_WORDS='(^|[;&|([:space:]])starts_no_meter([[:space:];]|$)'
 meter_tests() {
 	comm -23 <(tests_saying "$METER_WORDS") <({ alone_tests; tests_saying "$NO_METER_WORDS"; } | sort -u)
 }

@@ -307,10 +307,11 @@ runs_alone() {
 }
 
 # starts_no_meter: says that the test, though its code names a meter (a
-# fleet, make check's calibration copied for one), ends before any meter
-# starts (a plan's errors, a host unreachable at the start): under make
-# check it shares the host without taking the meter's turn (harness.sh's
-# meter_tests).
+# fleet, zc-matrix, make check's calibration copied for one), ends before
+# any meter starts (a plan's errors, a host unreachable at the start, bad
+# options): under make check it shares the host without taking the meter's
+# turn (harness.sh's meter_tests), or the host whole (alone_tests) unless
+# it says runs_alone.
 starts_no_meter() {
 	:
 }

@@ -300,6 +300,7 @@ test_matrix_stops_within_a_second_of_SIGTERM() {
 # waits for the host's meter or calibrates, each with a line naming it.
 test_matrix_checks_files_out_host_and_remote_before_the_meter() {
 	local args
+	starts_no_meter
 	rm -f "$T/counts_per_sec"
 	: >"$T/afile"
 	mkdir "$T/empty"
@@ -604,6 +605,7 @@ test_report_of_a_saved_runs_csv_is_the_runners_own() {
 # --out that begins with '-' is a directory of that name, not an option.
 test_empty_lists_and_dash_paths_are_taken_as_written() {
 	local rc=0
+	starts_no_meter
 	bash "$ROOT/scripts/zc-matrix" --modes '' >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "2:zc-matrix: --modes '': an empty list names nothing"
 	[ -s "$T/out" ] && fail "zc-matrix --modes '' ran: $(cat "$T/out")"
@@ -952,6 +954,7 @@ test_the_scripts_make_says_nothing_of_a_jobserver_it_was_not_given() {
 
 test_matrix_rejects_bad_options() {
 	local rc=0
+	starts_no_meter
 	bad_option "--modes: unknown mode 'splic'" --modes sendfile,splic
 	bad_option "--recv: unknown receive mode 'peek'" --recv read,peek
 	bad_option "--loops '2x': not a number" --loops 2x

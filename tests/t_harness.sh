@@ -100,7 +100,8 @@ meter2 end" "what the programs did, in order"
 # calls however deep, judges a figure, meters with a tare (zcc's and zcs's
 # -c, zc-matrix), calibrates, or sets what the host's every process sees;
 # one that meters the host with cyclesoak alone takes the meter's turn,
-# unless it says (however deep) that it starts no meter. A usage error of
+# unless it says (however deep) that it starts no meter; and a zc-matrix
+# that says so shares the host, unless it says it judges. A usage error of
 # the meter's, a -c that is grep's, or a longer word that holds a
 # function's name are neither.
 test_the_tests_that_run_alone_are_found_through_what_they_call() {
@@ -130,10 +131,12 @@ test_load_lines() { "$ROOT/cyclesoak" -m 100 & sleep 1; }
 test_runs_a_fleet() { bash "$ROOT/scripts/zc-fleet" plan; }
 ends_early() { starts_no_meter; }
 test_a_fleet_that_ends_before_its_meter() { ends_early; calibrate_here; bash "$ROOT/scripts/zc-fleet" plan; }
+test_a_matrix_that_ends_at_its_options() { ends_early; bash "$ROOT/scripts/zc-matrix" --bogus; }
+test_a_matrix_that_ends_early_and_judges() { ends_early; runs_alone; bash "$ROOT/scripts/zc-matrix" --bogus; }
 run_tests "$@"
 EOS
 	expect_eq "$(bash "$T/tree/tests/t_w.sh" --alone | tr '\n' ' ')" \
-		"test_a_meter_that_judges test_calibrates_with_arguments test_calibrates_zcc test_calls_a_judge_two_deep test_its_own_calibration test_known_change test_meters test_meters_the_receiver test_runs_a_matrix test_says_so test_sets_a_sysctl " "the tests that run alone"
+		"test_a_matrix_that_ends_early_and_judges test_a_meter_that_judges test_calibrates_with_arguments test_calibrates_zcc test_calls_a_judge_two_deep test_its_own_calibration test_known_change test_meters test_meters_the_receiver test_runs_a_matrix test_says_so test_sets_a_sysctl " "the tests that run alone"
 	expect_eq "$(bash "$T/tree/tests/t_w.sh" --meter | tr '\n' ' ')" \
 		"test_load_lines test_runs_a_fleet test_uses_the_checks_calibration " "the tests that take the meter's turn"
 }
