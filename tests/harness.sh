@@ -186,13 +186,20 @@ leave_room() {
 
 run_tests() {
 	local name rc reason began part asked
-	# --alone, --meter: the tests that would run alone, or take the meter's turn, and nothing run.
+	# --alone, --meter: the tests that would run alone, or take the meter's
+	# turn; --parts: "alone" and "meter" where the file has such tests, a
+	# line each; and nothing run.
 	if [ "${1:-}" = "--alone" ]; then
 		alone_tests
 		return
 	fi
 	if [ "${1:-}" = "--meter" ]; then
 		meter_tests
+		return
+	fi
+	if [ "${1:-}" = "--parts" ]; then
+		[ -z "$(alone_tests)" ] || echo alone
+		[ -z "$(meter_tests)" ] || echo meter
 		return
 	fi
 	if [ "${1:-}" = "--one" ]; then
@@ -205,14 +212,15 @@ run_tests() {
 		"$2"
 		return
 	fi
-	# tests/run.sh's two parts: ZC_CHECK_PART=alone, the tests alone; =shared,
-	# the rest. Not the tests' to see (t_harness runs files of its own).
+	# tests/run.sh's parts: ZC_CHECK_PART=alone, the tests alone; =meter,
+	# the meter's; =shared, the rest. Not the tests' to see (t_harness runs
+	# files of its own).
 	asked=${ZC_CHECK_PART:-}
 	unset ZC_CHECK_PART
 	ALONE=" $(alone_tests | tr '\n' ' ') "
 	METERED=" $(meter_tests | tr '\n' ' ') "
 	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
-		case "$ALONE" in *" $name "*) part=alone ;; *) part=shared ;; esac
+		case "$ALONE" in *" $name "*) part=alone ;; *) case "$METERED" in *" $name "*) part=meter ;; *) part=shared ;; esac ;; esac
 		[ -z "$asked" ] || [ "$asked" = "$part" ] || continue
 		if ! enter_room "$name"; then
 			echo "FAIL $(basename "$0"): $name: waited $ROOM_WAIT s in vain for the host (tests/run.sh's room)"

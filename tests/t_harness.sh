@@ -148,7 +148,8 @@ SAYS_ALONE=runs_alone
 SAYS_METER='"$ROOT/cyclesoak"'
 
 # Side by side, the tests that share the host run at once, and one that
-# runs alone overlaps none of them: it runs first.
+# runs alone overlaps none of them: it runs first. The meter's run one at a
+# time, beside the others.
 test_files_run_side_by_side_and_a_test_alone_runs_alone() {
 	local f
 	tree
@@ -183,6 +184,22 @@ s2 al apart" "the test alone against the others"
 	*overlap*) ;;
 	*) fail "neither of the meter's shared the host with s1: $(cat "$T/times")" ;;
 	esac
+	# Two at once: the meter's tests take one place, one file after
+	# another, and the others the other place, each beside one of the
+	# meter's (the meter's files first, by the last run's seconds: one that
+	# waited its turn kept a place, and s2 ran after both).
+	: >"$T/times"
+	printf '%s\n' "9 tests/t_m1.sh" "8 tests/t_m2.sh" >"$T/last"
+	env -u TESTS -u QUICK TEST_JOBS=2 ZC_CHECK_TIMES="$T/last" bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" ||
+		fail "run.sh failed: $(cat "$T/out" "$T/err")"
+	expect_eq "$(tail -n 1 "$T/out")" "4 passed, 0 failed" "last line"
+	expect_eq "$(overlaps m1 m2)" "m1 m2 apart" "the meter's two, two at once"
+	for f in s1 s2; do
+		case "$(overlaps "$f" m1; overlaps "$f" m2)" in
+		*overlap*) ;;
+		*) fail "$f ran beside none of the meter's: $(cat "$T/times")" ;;
+		esac
+	done
 	env -u QUICK TEST_JOBS=x bash "$T/tree/tests/run.sh" >"$T/out" 2>"$T/err" && fail "TEST_JOBS=x passed"
 	expect_eq "$(cat "$T/err")" "tests/run.sh: TEST_JOBS 'x': not a number of files at once (1 or more)"
 }
