@@ -831,14 +831,14 @@ test_a_report_reads_its_own_runs_turns_and_a_run_its_own_directory() {
 	rc=0
 	bash "$ROOT/scripts/zc-matrix" --out "$T/old" >"$T/out.txt" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "2:zc-matrix: --out '$T/old': it holds an earlier run's results ($T/old/zc-matrix-runs.csv): give a new directory, or remove them"
-	# Two runs without --out: two directories; the second, without turns,
-	# has no turns CSV and its report no turns' verdict.
+	# Two runs without --out: two directories (within one second, the
+	# second's name ends in its pid); the second, without turns, has no
+	# turns CSV and its report no turns' verdict.
 	calibrate_here
 	(cd "$T" && bash "$ROOT/scripts/zc-matrix" --calibrate-ms "$CAL_MS" --tare-ms "$TARE" --turns 1 --rate none \
 		--modes sendfile,send --placements none --rounds 1 --loops 2) >"$T/table1" 2>"$T/err" || fail "the first run failed: $(cat "$T/err")"
 	first=$(readlink "$T/bench-out/latest")
 	[ -s "$T/bench-out/$first/zc-matrix-turns.csv" ] || fail "no turns in the first run's directory: $(ls -R "$T/bench-out")"
-	sleep 1
 	(cd "$T" && bash "$ROOT/scripts/zc-matrix" "${QUICK_METER[@]}" --rate none \
 		--modes sendfile,send --placements none --rounds 1 --loops 2) >"$T/table2" 2>"$T/err" || fail "the second run failed: $(cat "$T/err")"
 	expect_eq "$(ls "$T/bench-out" | wc -l)" 3 "two run directories and latest: $(ls "$T/bench-out")"
