@@ -150,7 +150,7 @@ test_zcs_J_prints_one_object_per_connection_with_its_intervals() {
 test_cyclesoak_J_prints_an_object_per_sample() {
 	need_python
 	calibrate_here
-	(cd "$T" && timeout 2 "$ROOT/cyclesoak" -J -m 200 >"$T/out" 2>"$T/err") || true
+	(cd "$T" && timeout 1.3 "$ROOT/cyclesoak" -J -m 200 >"$T/out" 2>"$T/err") || true
 	[ "$(wc -l <"$T/out")" -ge 3 ] || fail "samples: $(cat "$T/out" "$T/err")"
 	expect_eq "$(jq_py "$T/out" 'set(o["program"] for o in objs), set(o["cpus"] for o in objs), set(len(o["free_pct"]) for o in objs)')" \
 		"({'cyclesoak'}, {$(allowed_cpus)}, {$(allowed_cpus)})"
