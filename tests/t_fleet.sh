@@ -305,7 +305,9 @@ test_sigterm_stops_every_pair_on_every_host() {
 	fleet "$T/plan" --secs 60 --out "$T/run" >"$T/out" 2>"$T/err" &
 	pid=$!
 	started "$pid"
-	wait_until 20 eval 'grep -q "kbytes/sec" "$T/run/r1-pair2-zcs.out" 2>/dev/null' || fail "the pairs did not start: $(cat "$T/err")"
+	# Both senders started (each says so as its zcc begins).
+	wait_until 20 eval '[ "$(cat "$T/run/r1-pair1-zcc.err" "$T/run/r1-pair2-zcc.err" 2>/dev/null | grep -c "^start ")" = 2 ]' ||
+		fail "the pairs did not start: $(cat "$T/err")"
 	kill -TERM "$(pgrep -P "$pid" -f zc-fleet || echo "$pid")"
 	wait_until 10 eval '! kill -0 '"$pid"' 2>/dev/null' || fail "zc-fleet did not stop within 10 s of SIGTERM"
 	wait "$pid" || rc=$?
