@@ -137,10 +137,12 @@ alone_tests() {
 	} | sort -u
 }
 
-# meter_tests: those that take the meter's turn and share the host (but
-# for those that say starts_no_meter).
+# meter_tests [ALONE]: those that take the meter's turn and share the host
+# (but for those that say starts_no_meter); ALONE, alone_tests's lines
+# where the caller has them already.
 meter_tests() {
-	comm -23 <(tests_saying "$METER_WORDS") <({ alone_tests; tests_saying "$NO_METER_WORDS"; } | sort -u)
+	comm -23 <(tests_saying "$METER_WORDS") <({ if [ $# -gt 0 ]; then printf '%s\n' "$1"; else alone_tests; fi
+		tests_saying "$NO_METER_WORDS"; } | sed '/^$/d' | sort -u)
 }
 
 # enter_room NAME: with ZC_CHECK_ROOM (tests/run.sh's lock file), wait for
@@ -198,8 +200,9 @@ run_tests() {
 		return
 	fi
 	if [ "${1:-}" = "--parts" ]; then
-		[ -z "$(alone_tests)" ] || echo alone
-		[ -z "$(meter_tests)" ] || echo meter
+		asked=$(alone_tests)
+		[ -z "$asked" ] || echo alone
+		[ -z "$(meter_tests "$asked")" ] || echo meter
 		return
 	fi
 	if [ "${1:-}" = "--one" ]; then
@@ -217,8 +220,9 @@ run_tests() {
 	# files of its own).
 	asked=${ZC_CHECK_PART:-}
 	unset ZC_CHECK_PART
-	ALONE=" $(alone_tests | tr '\n' ' ') "
-	METERED=" $(meter_tests | tr '\n' ' ') "
+	ALONE=$(alone_tests)
+	METERED=" $(meter_tests "$ALONE" | tr '\n' ' ') "
+	ALONE=" $(tr '\n' ' ' <<<"$ALONE") "
 	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
 		case "$ALONE" in *" $name "*) part=alone ;; *) case "$METERED" in *" $name "*) part=meter ;; *) part=shared ;; esac ;; esac
 		[ -z "$asked" ] || [ "$asked" = "$part" ] || continue
