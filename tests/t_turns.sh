@@ -567,14 +567,19 @@ test_known_change_takes_its_calibration_period_within_cyclesoaks_range() {
 }
 
 test_compare_reads_a_known_change_between_two_runs_turns() {
-	local lines
+	local lines try
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
 	calibrate_here
 	quiet_or_skip
-	if ! known_change_once; then
-		echo "# missed once, tried again: $(grep -E '^[0-9]+%/' "$T/kc.out" | tr '\n' ';')"
-		known_change_once || fail "$(cat "$T/kc.out")"
-	fi
+	# Two 95% intervals both hold about 9 times in 10: up to three tries, so
+	# a proof that holds fails make check about once in a thousand. One clean-
+	# clone CI pass missed twice (+1.51 [+1.00, +1.92] for 2.00, then +0.29
+	# [+0.03, +0.61] for 0).
+	for try in 1 2 3; do
+		! known_change_once || break
+		[ "$try" -lt 3 ] || fail "missed three times; the last: $(cat "$T/kc.out")"
+		echo "# try $try missed, tried again: $(grep -E '^[0-9]+%/' "$T/kc.out" | tr '\n' ';')"
+	done
 	expect_match "$(tail -n 1 "$T/kc.out")" '^# 2 of 2 intervals held the change made; their mean width \+-[01]\.[0-9]{2} points$'
 	expect_match "$(sed -n 1p "$T/kc/4-1/report.txt")" "^# old: $T/kc/4-1/old-turns.csv; new: $T/kc/4-1/new-turns.csv\$"
 	expect_match "$(sed -n 2p "$T/kc/4-1/report.txt")" '^# the two runs. records (agree|differ)'
