@@ -89,8 +89,9 @@ zc-fleet: $T/plan: line 10: ADDRESS '10.0.0.4;': not an address or a host name" 
 # 1: 1000 to 1003 kB/s, their mean 1001.5 kB/s, 1.0255 MB/s; pair 2's
 # ending 1001.2 to 1004.2 on this clock, 2000 kB/s, 2.048 MB/s); the
 # machine's load the mean of its 9 samples inside it (20%, not the 90% on
-# either side); its demand that load's CPU time over the KB both pairs
-# moved: 0.20 x 2 CPUs x 1e6 us / 3001.5 KB/s = 133.267 us/KB.
+# either side), and its kernel view the mean of the 8 that have one (10%,
+# a null not taken as 0); its demand that load's CPU time over the KB both
+# pairs moved: 0.20 x 2 CPUs x 1e6 us / 3001.5 KB/s = 133.267 us/KB.
 test_the_report_takes_the_window_every_pair_ran_in() {
 	local d=$T/saved json t
 	mkdir -p "$d"
@@ -108,7 +109,7 @@ test_the_report_takes_the_window_every_pair_ran_in() {
 		"1004.1 2000 kbytes/sec" "1005.1 2000 kbytes/sec" "1005.2 received 10000 bytes in 5.0 s, 2000 kbytes/sec" >"$d/r1-pair2-zcs.out"
 	printf '%s\n' "991.0 500 kbytes/sec" "995.0 received 2000 bytes in 5.0 s, 500 kbytes/sec" >"$d/r1-pair3-zcs.out"
 	for t in 999.5 1000.5 1001.0 1001.5 1002.0 1002.5 1003.0 1003.5 1004.0 1004.5 1005.0 1006.0; do
-		echo "$t {\"seconds\":0.5,\"load_pct\":$([ "$t" = 999.5 ] || [ "$t" = 1006.0 ] && echo 90.0 || echo 20.0),\"kernel_pct\":10.0}"
+		echo "$t {\"seconds\":0.5,\"load_pct\":$([ "$t" = 999.5 ] || [ "$t" = 1006.0 ] && echo 90.0 || echo 20.0),\"kernel_pct\":$([ "$t" = 1002.5 ] && echo null || echo 10.0)}"
 	done >"$d/r1-meter-m1.out"
 	awk -v out="$d" -v prefix=r1- -v round=1 -v secs=5 -v run=x -v columns="$BENCH_RUNS_COLUMNS" \
 		-f "$ROOT/scripts/json.awk" -f "$ROOT/scripts/report/fleet.awk" "$T/pairs" "$T/machines" >"$T/report" ||

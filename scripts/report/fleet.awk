@@ -99,17 +99,21 @@ END {
 	for (m = 1; m <= nm; m++) {
 		b = mid[m]
 		k = lines(out "/" prefix "meter-" b ".out", e)
-		cnt = 0; load = 0; kern = 0
+		cnt = 0; load = 0; kern = 0; kcnt = 0
 		for (j = 1; j <= k; j++) {
 			split(e[j], w, " ")
 			t = w[1] - moff[b]
 			o = substr(e[j], index(e[j], "{"))
 			if (o !~ /^\{/) continue
 			d = json_get(o, "seconds")
-			if (t - d >= w0 - 0.05 && t <= w1 + 0.05) { cnt++; load += json_get(o, "load_pct"); kern += json_get(o, "kernel_pct") }
+			if (t - d >= w0 - 0.05 && t <= w1 + 0.05) {
+				cnt++; load += json_get(o, "load_pct")
+				# A period with no tick of /proc/stat has no kernel view (null): not a 0.
+				if ((kv = json_get(o, "kernel_pct")) != "") { kcnt++; kern += kv }
+			}
 		}
 		mload[b] = cnt ? load / cnt : ""
-		mkern[b] = cnt ? kern / cnt : ""
+		mkern[b] = kcnt ? kern / kcnt : ""
 		msamples[b] = cnt
 		# us/KB: the load's CPU microseconds a second over the KB a second moved.
 		mdem[b] = cnt && moved_s[b] > 0 ? (mload[b] / 100) * mcpus[b] * 1e6 / (moved_s[b] * 1e6 / 1024) : ""

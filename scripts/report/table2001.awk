@@ -5,9 +5,13 @@ col("rate_bytes_per_sec") != want { next }
 	st = col("offload") ~ /^sg:off/ ? "off" : "on"
 	k = $c["mode"] SUBSEP $c["placement"] SUBSEP st
 	v[k, "load"] = v[k, "load"] " " $c["load_pct"]
-	v[k, "kernel"] = v[k, "kernel"] " " $c["kernel_pct"]
-	v[k, "gap"] = v[k, "gap"] " " ($c["load_pct"] - $c["kernel_pct"])
-	if ($c["recv_load_pct"] != "") {
+	# The kernel's view is empty where its window held no tick of
+	# /proc/stat: no figure then, and no gap (not the load less 0).
+	if ($c["kernel_pct"] != "") {
+		v[k, "kernel"] = v[k, "kernel"] " " $c["kernel_pct"]
+		v[k, "gap"] = v[k, "gap"] " " ($c["load_pct"] - $c["kernel_pct"])
+	}
+	if ($c["recv_load_pct"] != "" && $c["recv_kernel_pct"] != "") {
 		v[k, "recv_kernel"] = v[k, "recv_kernel"] " " $c["recv_kernel_pct"]
 		v[k, "recv_gap"] = v[k, "recv_gap"] " " ($c["recv_load_pct"] - $c["recv_kernel_pct"])
 	}
