@@ -48,21 +48,30 @@ function mw_rank(n, m,   i, j, u, total, below, k, f, g) {
 	}
 	return k
 }
-# change(OLD, NEW): "estimate lo hi k" of new over old, in percent (k 0: lo
-# and hi are the range).
-function change(a, b,   na, nb, x, y, i, j, n, r, k, med) {
+# change(OLD, NEW): "estimate lo hi k ratio" of new over old, in percent (k
+# 0: lo and hi are the range). Where a round of either side has a demand of
+# 0 or below (a load the meter's noise outweighs), a ratio means nothing
+# (-0.0585 against +0.0390 us/KB read -250%): "estimate lo hi k diff", the
+# shift, new less old, in us/KB, by the same order statistics.
+function change(a, b,   na, nb, x, y, i, j, n, r, k, med, ratio) {
 	na = split(a, x, " "); nb = split(b, y, " ")
+	ratio = 1
+	for (i = 1; i <= na; i++)
+		if (x[i] <= 0)
+			ratio = 0
+	for (j = 1; j <= nb; j++)
+		if (y[j] <= 0)
+			ratio = 0
 	n = 0
 	for (i = 1; i <= na; i++)
 		for (j = 1; j <= nb; j++)
-			if (x[i] > 0)
-				r[++n] = y[j] / x[i]
-	if (n == 0)
-		return ""
+			r[++n] = ratio ? y[j] / x[i] - 1 : y[j] - x[i]
 	sort_num(r, n)
 	med = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
 	k = mw_rank(na, nb)
-	return sprintf("%.1f %.1f %.1f %d", 100 * (med - 1), 100 * (r[k > 0 ? k : 1] - 1), 100 * (r[n + 1 - (k > 0 ? k : 1)] - 1), k)
+	if (!ratio)
+		return sprintf("%.3f %.3f %.3f %d diff", med, r[k > 0 ? k : 1], r[n + 1 - (k > 0 ? k : 1)], k)
+	return sprintf("%.1f %.1f %.1f %d ratio", 100 * med, 100 * r[k > 0 ? k : 1], 100 * r[n + 1 - (k > 0 ? k : 1)], k)
 }
 # enough(): the fewest rounds a side, the same on both, that give a 95% interval.
 function enough(   r) {
@@ -71,11 +80,12 @@ function enough(   r) {
 			;
 	return enough_rounds
 }
-# side_of(LIST): "median +-x%": the interval's wider side over the median.
+# side_of(LIST): "median +-x%": the interval's wider side over the median;
+# over a median of 0 or below, in us/KB.
 function side_of(list,   s, w) {
 	split(stats(list), s, " ")
 	w = s[1] - s[2] > s[3] - s[1] ? s[1] - s[2] : s[3] - s[1]
-	return sprintf("%.3f +-%3.0f%%", s[1], s[1] > 0 ? 100 * w / s[1] : 0)
+	return s[1] > 0 ? sprintf("%.3f +-%3.0f%%", s[1], 100 * w / s[1]) : sprintf("%.3f +-%.3f", s[1], w)
 }
 END {
 	printf "%-44s %-16s %-16s %-46s %s\n", "cell: service demand (zcc -c, us/KB)", "old", "new", "change", "rounds"
@@ -86,16 +96,24 @@ END {
 			continue
 		}
 		split(change(d[1, k], d[2, k]), ch, " ")
+		if (ch[5] == "diff") {
+			est = sprintf("%+.3f us/KB", ch[1]); lo = sprintf("%+.3f", ch[2]); hi = sprintf("%+.3f", ch[3])
+			shifted = 1
+		} else {
+			est = sprintf("%+.1f%%", ch[1]); lo = sprintf("%+.1f", ch[2]); hi = sprintf("%+.1f", ch[3])
+		}
 		if (ch[4] == 0)
-			delta = sprintf("too few rounds, %d+%d at least (%+.1f%%, range %+.1f to %+.1f)", enough(), enough(),
-				ch[1], ch[2], ch[3])
+			delta = sprintf("too few rounds, %d+%d at least (%s, range %s to %s)", enough(), enough(), est, lo, hi)
 		else if (ch[2] <= 0 && ch[3] >= 0)
-			delta = sprintf("no change (%+.1f%% [%+.1f, %+.1f])", ch[1], ch[2], ch[3])
+			delta = sprintf("no change (%s [%s, %s])", est, lo, hi)
 		else
-			delta = sprintf("%+.1f%% [%+.1f, %+.1f]", ch[1], ch[2], ch[3])
+			delta = sprintf("%s [%s, %s]", est, lo, hi)
 		printf "%-44s %-16s %-16s %-46s %d+%d\n", k, side_of(d[1, k]), side_of(d[2, k]), delta,
 			split(d[1, k], t1, " "), split(d[2, k], t2, " ")
 	}
 	if (only != "")
 		print "cells in one run only, not compared:" only
+	if (shifted)
+		print "a change in us/KB: a round of that cell had a demand of 0 or below (the meter's noise outweighed the load), so\n" \
+			"the change is every new round less every old one, not a ratio"
 }

@@ -202,7 +202,8 @@ EOF
 # The pairs are paced at 200 MiB/s, for 2 s: at 50 MiB/s a pair added so
 # little load that the meter's noise put its demand below 0 in one round and
 # above in the other (-0.0585 and +0.0390 us/KB), and the comparison of the
-# run with itself read -125.0%, not +0.0%. A window of 2 s holds three
+# run with itself read -125.0%, not +0.0% (a ratio: such a cell is now
+# compared by its difference in us/KB). A window of 2 s holds three
 # samples of the meter's or more, where one of 1 s held one or two.
 test_rounds_make_a_csv_that_zc_report_compares_pair_by_pair() {
 	local out

@@ -493,6 +493,37 @@ zerocopy 1048576 separate read, full speed   1.500 +-  0%     1.415 +-  1%     t
 	expect_eq "$(cat "$T/err")" "zc-report: $T/none.csv: cannot be read"
 }
 
+# --compare where a round's demand is 0 or below (a paced load the meter's
+# noise outweighs): a ratio means nothing there (-0.0585 against +0.0390
+# us/KB read -250%), so the change is the median of every new round less
+# every old one, in us/KB, with the same order statistics (4 against 4: the
+# least and the most of the 16), and said under the table; a side whose
+# median is 0 or below gives its interval in us/KB. Worked by hand: send's
+# 16 differences run 0.01 to 0.14, their median 0.05; write's -0.02 to
+# 0.04, their median 0.01.
+test_report_compares_a_demand_of_0_or_below_by_its_difference() {
+	local i d
+	{
+		echo "$RUNS_HEADER"
+		i=0; for d in -0.060 0.040 0.010 0.020; do i=$((i + 1)); csv_row $i send "" $d 1.0 1.0 "" ""; done
+		i=0; for d in -0.030 -0.020 -0.010 0.000; do i=$((i + 1)); csv_row $i write "" $d 1.0 1.0 "" ""; done
+	} >"$T/old-runs.csv"
+	{
+		echo "$RUNS_HEADER"
+		i=0; for d in 0.050 0.060 0.070 0.080; do i=$((i + 1)); csv_row $i send "" $d 1.0 1.0 "" ""; done
+		i=0; for d in -0.020 -0.010 0.000 0.010; do i=$((i + 1)); csv_row $i write "" $d 1.0 1.0 "" ""; done
+	} >"$T/new-runs.csv"
+	bash "$ROOT/scripts/zc-report" --compare "$T/old-runs.csv" "$T/new-runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report --compare failed: $(cat "$T/err")"
+	# Each row's change and rounds (the columns from the 80th), then the note.
+	expect_eq "$(sed -n '/^cell: /,$p' "$T/report" | sed -n '2,3s/^.\{79\}//p; 4,$p')" "+0.050 us/KB [+0.010, +0.140]                  4+4
+no change (+0.010 us/KB [-0.020, +0.040])      4+4
+a change in us/KB: a round of that cell had a demand of 0 or below (the meter's noise outweighed the load), so
+the change is every new round less every old one, not a ratio"
+	expect_match "$(grep '^write ' "$T/report")" '^write 1048576 separate read, full speed +-0\.015 \+-0\.[0-9]{3} +-0\.005 \+-0\.[0-9]{3} '
+	expect_match "$(grep '^send ' "$T/report")" '^send 1048576 separate read, full speed +0\.015 \+- *[0-9]+% +0\.065 \+- *[0-9]+% '
+}
+
 # A datagram cell that lost more than 1% did less work: named, not ranked.
 test_report_sets_aside_a_datagram_cell_that_lost_too_much() {
 	udp_row() {
