@@ -524,6 +524,50 @@ the change is every new round less every old one, not a ratio"
 	expect_match "$(grep '^send ' "$T/report")" '^send 1048576 separate read, full speed +0\.015 \+- *[0-9]+% +0\.065 \+- *[0-9]+% '
 }
 
+# The verdict where a round's demand is 0 or below (a paced load within the
+# meter's noise): the cells set against the cheapest by the rounds' paired
+# differences in us/KB, said so, not by ratios (over the rounds whose
+# cheapest was above 0 alone); and which end paid gives no share where an
+# end's demand is 0 or below (a sum of 0 ended zc-report). Worked by hand:
+# write less send, round by round, 0.040, 0.030 and 0.035.
+test_report_verdict_on_a_demand_of_0_or_below_takes_differences() {
+	local i d
+	{
+		echo "$RUNS_HEADER"
+		i=0; for d in -0.010 0.020 0.005; do i=$((i + 1)); csv_row $i send 1048576 $d 1.0 1.0 100.0 100.0; done
+		i=0; for d in 0.030 0.050 0.040; do i=$((i + 1)); csv_row $i write 1048576 $d 2.0 2.0 100.0 100.0; done
+	} | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+		{ $c["recv_demand_us_per_kb"] = ($c["mode"] == "send" ? "0.100" : "-0.020"); print }' >"$T/runs.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/o" "$T/runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(sed -n '/^  placement separate, zcs -m read:$/,/^#/p' "$T/report" | sed '$d')" "  placement separate, zcs -m read:
+    send -b 1048576        0.005 us/KB  load   1.0%  cheapest
+    write -b 1048576       0.040 us/KB  load   2.0%  +0.035 us/KB [+0.030, +0.040]
+    (a demand of 0 or below in a round, a load within the meter's noise: each set against the cheapest by
+    the rounds' paired differences in us/KB, not ratios)
+    which end paid (us/KB: the sender by zcc -c, the receiver by zcs -c, each in runs of its own):
+      send -b 1048576      sender 0.005, receiver 0.100: the receiver paid 95%
+      write -b 1048576     sender 0.040, receiver -0.020: no share (a demand of 0 or below: a load within the meter's noise)"
+}
+
+# The offloads compared where a round's demand is 0 or below: that cell by
+# the rounds' paired differences in us/KB, said so, the others by ratios.
+# Worked by hand: sendfile unpinned, off less on, 1.010 - -0.010, 1.020 -
+# 0.816 and 1.030 - 0.824.
+test_report_offloads_on_a_demand_of_0_or_below_take_differences() {
+	runs_2001 "" | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+		$c["mode"] == "sendfile" && $c["placement"] == "none" && $c["offload"] == "sg:on/tx:on" && $c["round"] == 1 {
+			$c["demand_us_per_kb"] = "-0.010" }
+		{ print }' >"$T/d.csv"
+	bash "$ROOT/scripts/zc-report" --table 2001 --out "$T/o" "$T/d.csv" >"$T/rep" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	expect_eq "$(sed -n '/^Offloads: /,/^$/p' "$T/rep" | sed -n '3,$p')" "  placement none, zcs -m read, send -b 65536               +25.0% [+25.0, +25.0]  tx pps 6040 -> 6145
+  placement none, zcs -m read, sendfile                    +0.206 us/KB [+0.204, +1.020]  tx pps 6030 -> 6135
+  placement separate, zcs -m read, send -b 65536           +25.0% [+25.0, +25.0]  tx pps 6060 -> 6165
+  placement separate, zcs -m read, sendfile                +25.0% [+25.0, +25.0]  tx pps 6050 -> 6155
+  (us/KB: a round's demand was 0 or below, a load within the meter's noise: the paired differences, not ratios)" "the offloads compared"
+}
+
 # A datagram cell that lost more than 1% did less work: named, not ranked.
 test_report_sets_aside_a_datagram_cell_that_lost_too_much() {
 	udp_row() {

@@ -15,17 +15,31 @@ END {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && keys[j - 1] > keys[j]; j--) { t = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = t }
 	for (i = 1; i <= n; i++) {
+		# A round with a demand of 0 or below in either state (a load within
+		# the meter's noise) has no ratio: then the rounds' paired
+		# differences, in us/KB.
+		by = "ratio"
+		for (r in rounds)
+			if ((keys[i], on_state, r) in d && (keys[i], off_state, r) in d &&
+			    (d[keys[i], on_state, r] <= 0 || d[keys[i], off_state, r] <= 0))
+				by = "diff"
 		list = ""
 		for (r in rounds)
-			if ((keys[i], on_state, r) in d && (keys[i], off_state, r) in d && d[keys[i], on_state, r] > 0)
-				list = list " " 100 * (d[keys[i], off_state, r] / d[keys[i], on_state, r] - 1)
+			if ((keys[i], on_state, r) in d && (keys[i], off_state, r) in d)
+				list = list " " (by == "diff" ? d[keys[i], off_state, r] - d[keys[i], on_state, r] : \
+					100 * (d[keys[i], off_state, r] / d[keys[i], on_state, r] - 1))
 		split(stats(list), s, " ")
 		split(stats(tx[keys[i], on_state]), a, " ")
 		split(stats(tx[keys[i], off_state]), b, " ")
 		split(keys[i], id, " ")
-		printf "  %-56s %+.1f%% [%+.1f, %+.1f]  tx pps %.0f -> %.0f\n",
+		printf "  %-56s %s  tx pps %.0f -> %.0f\n",
 			"placement " id[1] ", zcs -m " id[2] ", " id[3] (id[4] == "-" ? "" : (id[3] ~ /^udp-/ ? " -l " : " -b ") id[4]) \
 				(id[5] == "" ? "" : ", paced at " id[5]),
-			s[1], s[2], s[3], a[1], b[1]
+			by == "diff" ? sprintf("%+.3f us/KB [%+.3f, %+.3f]", s[1], s[2], s[3]) : sprintf("%+.1f%% [%+.1f, %+.1f]", s[1], s[2], s[3]),
+			a[1], b[1]
+		if (by == "diff")
+			shifted = 1
 	}
+	if (shifted)
+		print "  (us/KB: a round's demand was 0 or below, a load within the meter's noise: the paired differences, not ratios)"
 }

@@ -5,12 +5,25 @@
 function cell_label(id1, id2) {
 	return id1 (id2 == "-" ? "" : (id1 ~ /^udp-/ ? " -l " : " -b ") id2)
 }
-# paired(pl, a, b): the rounds' differences of cell a from cell b, in percent.
-function paired(pl, a, b,   r, list) {
+# paired(pl, a, b, by): the rounds' differences of cell a from cell b: in
+# percent, or with by "diff" in us/KB (a less b).
+function paired(pl, a, b, by,   r, list) {
 	for (r in rounds)
-		if ((pl, a, r) in d && d[pl, b, r] > 0)
-			list = list " " 100 * (d[pl, a, r] / d[pl, b, r] - 1)
+		if ((pl, a, r) in d && (pl, b, r) in d && (by == "diff" || d[pl, b, r] > 0))
+			list = list " " (by == "diff" ? d[pl, a, r] - d[pl, b, r] : 100 * (d[pl, a, r] / d[pl, b, r] - 1))
 	return list
+}
+# by_of(pl, N): "diff" where a round of one of the group's first N cells
+# (ks) had a demand of 0 or below, a load within the meter's noise, which
+# no ratio describes; else "ratio".
+function by_of(pl, n,   i, x, m, j) {
+	for (i = 1; i <= n; i++) {
+		m = split(all[pl, ks[i]], x, " ")
+		for (j = 1; j <= m; j++)
+			if (x[j] <= 0)
+				return "diff"
+	}
+	return "ratio"
 }
 function med(list,   s) {
 	split(stats(list), s, " ")
@@ -93,6 +106,7 @@ END {
 		split(pl, where, " ")
 		printf "  placement %s, zcs %s:\n", where[1],
 			(where[2] ~ /^udp-/ ? "-u -m " substr(where[2], 5) : "-m " where[2])
+		by = by_of(pl, n)
 		for (i = 1; i <= n; i++) {
 			split(ks[i], id, " ")
 			label = cell_label(id[1], id[2])
@@ -102,19 +116,26 @@ END {
 				prev = label
 				continue
 			}
-			split(stats(paired(pl, ks[i], ks[1])), s, " ")
+			split(stats(paired(pl, ks[i], ks[1], by)), s, " ")
 			noise = ""
 			if (s[2] <= 0 && s[3] >= 0) {
 				noise = "  within the noise"
 			} else if (i > 2) {
-				split(stats(paired(pl, ks[i], ks[i - 1])), u, " ")
+				split(stats(paired(pl, ks[i], ks[i - 1], by)), u, " ")
 				if (u[2] <= 0 && u[3] >= 0)
 					noise = "  within the noise of " prev
 			}
-			printf "    %-*s %.3f us/KB%s  %+.1f%% [%+.1f, %+.1f]%s\n", lwid, label, dmed[i], lw, s[1], s[2], s[3],
-				noise
+			if (by == "diff")
+				printf "    %-*s %.3f us/KB%s  %+.3f us/KB [%+.3f, %+.3f]%s\n", lwid, label, dmed[i], lw, s[1], s[2], s[3],
+					noise
+			else
+				printf "    %-*s %.3f us/KB%s  %+.1f%% [%+.1f, %+.1f]%s\n", lwid, label, dmed[i], lw, s[1], s[2], s[3],
+					noise
 			prev = label
 		}
+		if (n > 1 && by == "diff")
+			print "    (a demand of 0 or below in a round, a load within the meter's noise: each set against the cheapest by\n" \
+				"    the rounds' paired differences in us/KB, not ratios)"
 		for (i = 1; i <= nm; i++) {
 			split(missed[i], m, SUBSEP)
 			split(m[1], id, " ")
@@ -139,9 +160,15 @@ END {
 				print "    which end paid (us/KB: the sender by zcc -c, the receiver by zcs -c, each in runs of its own):"
 			split(ks[i], id, " ")
 			a = med(all[pl, ks[i]]); b = med(rd[pl, ks[i]])
-			printf "      %-20s sender %.3f, receiver %.3f: the %s paid %.0f%%\n",
-				cell_label(id[1], id[2]), a, b, (a >= b ? "sender" : "receiver"),
-				(100 * (a >= b ? a : b) / (a + b))
+			# A share of the two needs both above 0 (a demand of 0 or below is a
+			# load within the meter's noise; and a + b could be 0).
+			if (a <= 0 || b <= 0)
+				printf "      %-20s sender %.3f, receiver %.3f: no share (a demand of 0 or below: a load within the meter's noise)\n",
+					cell_label(id[1], id[2]), a, b
+			else
+				printf "      %-20s sender %.3f, receiver %.3f: the %s paid %.0f%%\n",
+					cell_label(id[1], id[2]), a, b, (a >= b ? "sender" : "receiver"),
+					(100 * (a >= b ? a : b) / (a + b))
 		}
 	}
 }
