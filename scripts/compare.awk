@@ -50,9 +50,10 @@ function mw_rank(n, m,   i, j, u, total, below, k, f, g) {
 }
 # change(OLD, NEW): "estimate lo hi k ratio" of new over old, in percent (k
 # 0: lo and hi are the range). Where a round of either side has a demand of
-# 0 or below (a load the meter's noise outweighs), a ratio means nothing
-# (-0.0585 against +0.0390 us/KB read -250%): "estimate lo hi k diff", the
-# shift, new less old, in us/KB, by the same order statistics.
+# 0 or below (a load the meter's noise outweighs), a ratio means nothing (a
+# fleet run set against itself, its rounds -0.0585 and +0.0390 us/KB, read
+# -125.0%): "estimate lo hi k diff", the shift, new less old, in us/KB, by
+# the same order statistics.
 function change(a, b,   na, nb, x, y, i, j, n, r, k, med, ratio) {
 	na = split(a, x, " "); nb = split(b, y, " ")
 	ratio = 1

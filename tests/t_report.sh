@@ -527,9 +527,10 @@ the change is every new round less every old one, not a ratio"
 # The verdict where a round's demand is 0 or below (a paced load within the
 # meter's noise): the cells set against the cheapest by the rounds' paired
 # differences in us/KB, said so, not by ratios (over the rounds whose
-# cheapest was above 0 alone); and which end paid gives no share where an
-# end's demand is 0 or below (a sum of 0 ended zc-report). Worked by hand:
-# write less send, round by round, 0.040, 0.030 and 0.035.
+# cheapest was above 0 alone: +425.0% [+150.0, +700.0] here); and which end
+# paid gives no share where an end's demand is 0 or below (it read "the
+# sender paid 200%", and over a sum of 0, "inf%"). Worked by hand: write
+# less send, round by round, 0.040, 0.030 and 0.035.
 test_report_verdict_on_a_demand_of_0_or_below_takes_differences() {
 	local i d
 	{
