@@ -340,6 +340,22 @@ test_report_says_where_the_table_and_the_turns_disagree_and_marks_a_busy_host() 
 	} >"$T/zc-matrix-turns.csv"
 	turns_verdict >/dev/null
 	grep -q "disagree" "$T/report" && fail "a sentence where the two agree: $(cat "$T/report")"
+	# A median of 0 or below widens its interval by a tenth of its size
+	# too, not narrows it: write's -0.020 [-0.040, 0.000] takes in 0.001.
+	{
+		echo "$RUNS_HEADER"
+		csv_row 1 send 104857600 0.540 6.3 5.0 99.0 98.4
+		csv_row 2 send 104857600 0.548 6.4 5.1 99.0 98.4
+		csv_row 1 write 104857600 -0.040 0.1 0.1 98.0 97.0
+		csv_row 2 write 104857600 0.000 0.1 0.1 98.0 97.0
+	} >"$T/zc-matrix-runs.csv"
+	{
+		echo "$TURNS_HEADER"
+		turns_row 104857600 write 0.001 0.1 104.8
+		turns_row 104857600 send 0.544 6.3 104.7 write differs slowdown 10.0 4.2 15.1
+	} >"$T/zc-matrix-turns.csv"
+	turns_verdict >/dev/null
+	grep -q "disagree" "$T/report" && fail "a sentence where the two agree, below 0: $(grep -A1 disagree "$T/report")"
 	true
 }
 

@@ -20,7 +20,8 @@ $c["demand_us_per_kb"] == "" { next }
 	if (!(k in v))
 		next
 	split(stats(v[k]), s, " ")
-	slack = s[1] * slack_pct / 100
+	# A tenth of the median's size: a median below 0 widens the interval too.
+	slack = (s[1] < 0 ? -s[1] : s[1]) * slack_pct / 100
 	if ($c["demand_us_per_kb"] < s[2] - slack || $c["demand_us_per_kb"] > s[3] + slack)
 		off = off sprintf("%s%s (table %.3f [%.3f, %.3f], turns %.3f)", off == "" ? "" : ", ", $c["mode"],
 			s[1], s[2], s[3], $c["demand_us_per_kb"])
