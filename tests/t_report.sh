@@ -140,7 +140,8 @@ EOF
 # The kernel's view of a window that held no tick of /proc/stat is empty in
 # the runs CSV: the 2001 table gives the median of the rounds that have one,
 # and its gap from those rounds alone; with none, "-" for both, never the
-# load less 0 (a run of 2 loops printed a receiving gap of +72.2, its load).
+# load less 0 (a run of 2 loops printed a receiving gap of +72.2, its load);
+# and the table of the state "-" for its kernel%, not 0.0.
 test_report_2001_table_leaves_out_an_empty_kernel_view() {
 	runs_2001 "" | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
 		$c["placement"] == "none" && $c["offload"] == "sg:on/tx:on" &&
@@ -154,6 +155,10 @@ test_report_2001_table_leaves_out_an_empty_kernel_view() {
   receiving (sendfile's stream):         62.0%       -     -   82.0%   77.0%  +5.0      4002     5002     6002      950  0.700
 EOF
 )" "the rows with the kernel's view left out"
+	# The table of the state: no kernel% and no gap for sendfile unpinned,
+	# whose rounds have none (not 0.0).
+	expect_match "$(sed -n '/^# offload sg:on\/tx:on:/,/^Verdict/p' "$T/rep" | grep '^sendfile  *- *none ')" \
+		'^sendfile +- none +read +\| 950\.0 \[940\.0, 960\.0\] +32\.0 \[31\.0, 33\.0\] +0\.816 \[0\.808, 0\.824\] +- +- \| '
 }
 
 test_report_names_what_is_wrong_with_its_input() {

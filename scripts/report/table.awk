@@ -62,7 +62,8 @@ END {
 		if (paced)
 			printf "%-7s ", (k, "rate_reached_pct_metered") in v ? fig(k, "rate_reached_pct_metered", "%.0f%%") : "-"
 		printf "%-20s %-24s %7s %5s | %6s %6s    | %-20s | %-6s | %s | %8s %8s %8s %6s | %6s %6s %7s | %s\n",
-			cell(k, "load_pct", "%.1f"), cell(k, "demand_us_per_kb", "%.3f"), fig(k, "kernel_pct", "%.1f"),
+			cell(k, "load_pct", "%.1f"), cell(k, "demand_us_per_kb", "%.3f"),
+			(k, "kernel_pct") in v ? fig(k, "kernel_pct", "%.1f") : "-",
 			(k, "meter_gap_pts") in v ? fig(k, "meter_gap_pts", "%+.1f") : "-",
 			fig(k, "zcc_us_per_kb", "%.3f"),
 			(k, "zcs_us_per_kb") in v ? fig(k, "zcs_us_per_kb", "%.3f") : "-",
