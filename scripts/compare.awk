@@ -56,13 +56,7 @@ function mw_rank(n, m,   i, j, u, total, below, k, f, g) {
 # the same order statistics.
 function change(a, b,   na, nb, x, y, i, j, n, r, k, med, ratio) {
 	na = split(a, x, " "); nb = split(b, y, " ")
-	ratio = 1
-	for (i = 1; i <= na; i++)
-		if (x[i] <= 0)
-			ratio = 0
-	for (j = 1; j <= nb; j++)
-		if (y[j] <= 0)
-			ratio = 0
+	ratio = !nonpositive(a " " b)
 	n = 0
 	for (i = 1; i <= na; i++)
 		for (j = 1; j <= nb; j++)
@@ -97,12 +91,9 @@ END {
 			continue
 		}
 		split(change(d[1, k], d[2, k]), ch, " ")
-		if (ch[5] == "diff") {
-			est = sprintf("%+.3f us/KB", ch[1]); lo = sprintf("%+.3f", ch[2]); hi = sprintf("%+.3f", ch[3])
+		est = change_fmt(ch[5], ch[1], 1); lo = change_fmt(ch[5], ch[2]); hi = change_fmt(ch[5], ch[3])
+		if (ch[5] == "diff")
 			shifted = 1
-		} else {
-			est = sprintf("%+.1f%%", ch[1]); lo = sprintf("%+.1f", ch[2]); hi = sprintf("%+.1f", ch[3])
-		}
 		if (ch[4] == 0)
 			delta = sprintf("too few rounds, %d+%d at least (%s, range %s to %s)", enough(), enough(), est, lo, hi)
 		else if (ch[2] <= 0 && ch[3] >= 0)

@@ -31,3 +31,19 @@ function stats(list,   a, n, j, med) {
 	j = ci_rank(n)
 	return med " " a[j] " " a[n + 1 - j]
 }
+# nonpositive(list): 1 where a number of the blank-separated list is 0 or
+# below: a demand within the meter's noise, which no ratio describes; the
+# reports then compare by the difference in us/KB.
+function nonpositive(list,   a, n, i) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++)
+		if (a[i] <= 0)
+			return 1
+	return 0
+}
+# change_fmt(by, x, unit): a change x as the reports give it: by "diff", in
+# us/KB ("%+.3f", " us/KB" after it with unit); else in percent ("%+.1f",
+# "%" after it with unit).
+function change_fmt(by, x, unit) {
+	return by == "diff" ? sprintf("%+.3f", x) (unit ? " us/KB" : "") : sprintf("%+.1f", x) (unit ? "%" : "")
+}

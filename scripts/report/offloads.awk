@@ -18,11 +18,11 @@ END {
 		# A round with a demand of 0 or below in either state (a load within
 		# the meter's noise) has no ratio: then the rounds' paired
 		# differences, in us/KB.
-		by = "ratio"
+		both = ""
 		for (r in rounds)
-			if ((keys[i], on_state, r) in d && (keys[i], off_state, r) in d &&
-			    (d[keys[i], on_state, r] <= 0 || d[keys[i], off_state, r] <= 0))
-				by = "diff"
+			if ((keys[i], on_state, r) in d && (keys[i], off_state, r) in d)
+				both = both " " d[keys[i], on_state, r] " " d[keys[i], off_state, r]
+		by = nonpositive(both) ? "diff" : "ratio"
 		list = ""
 		for (r in rounds)
 			if ((keys[i], on_state, r) in d && (keys[i], off_state, r) in d)
@@ -35,7 +35,7 @@ END {
 		printf "  %-56s %s  tx pps %.0f -> %.0f\n",
 			"placement " id[1] ", zcs -m " id[2] ", " id[3] (id[4] == "-" ? "" : (id[3] ~ /^udp-/ ? " -l " : " -b ") id[4]) \
 				(id[5] == "" ? "" : ", paced at " id[5]),
-			by == "diff" ? sprintf("%+.3f us/KB [%+.3f, %+.3f]", s[1], s[2], s[3]) : sprintf("%+.1f%% [%+.1f, %+.1f]", s[1], s[2], s[3]),
+			change_fmt(by, s[1], 1) " [" change_fmt(by, s[2]) ", " change_fmt(by, s[3]) "]",
 			a[1], b[1]
 		if (by == "diff")
 			shifted = 1

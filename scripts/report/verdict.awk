@@ -16,13 +16,10 @@ function paired(pl, a, b, by,   r, list) {
 # by_of(pl, N): "diff" where a round of one of the group's first N cells
 # (ks) had a demand of 0 or below, a load within the meter's noise, which
 # no ratio describes; else "ratio".
-function by_of(pl, n,   i, x, m, j) {
-	for (i = 1; i <= n; i++) {
-		m = split(all[pl, ks[i]], x, " ")
-		for (j = 1; j <= m; j++)
-			if (x[j] <= 0)
-				return "diff"
-	}
+function by_of(pl, n,   i) {
+	for (i = 1; i <= n; i++)
+		if (nonpositive(all[pl, ks[i]]))
+			return "diff"
 	return "ratio"
 }
 function med(list,   s) {
@@ -125,12 +122,8 @@ END {
 				if (u[2] <= 0 && u[3] >= 0)
 					noise = "  within the noise of " prev
 			}
-			if (by == "diff")
-				printf "    %-*s %.3f us/KB%s  %+.3f us/KB [%+.3f, %+.3f]%s\n", lwid, label, dmed[i], lw, s[1], s[2], s[3],
-					noise
-			else
-				printf "    %-*s %.3f us/KB%s  %+.1f%% [%+.1f, %+.1f]%s\n", lwid, label, dmed[i], lw, s[1], s[2], s[3],
-					noise
+			printf "    %-*s %.3f us/KB%s  %s [%s, %s]%s\n", lwid, label, dmed[i], lw, change_fmt(by, s[1], 1),
+				change_fmt(by, s[2]), change_fmt(by, s[3]), noise
 			prev = label
 		}
 		if (n > 1 && by == "diff")
