@@ -151,13 +151,12 @@ test_cyclesoak_J_prints_an_object_per_sample() {
 	need_python
 	calibrate_here
 	# Three samples, however long a loaded host takes to give them; then
-	# SIGTERM, which ends it between samples.
+	# SIGTERM (stop_pid), which ends it between samples.
 	(cd "$T" && exec "$ROOT/cyclesoak" -J -m 200 >"$T/out" 2>"$T/err") &
 	local cs=$!
 	started "$cs"
 	wait_until 10 eval '[ "$(wc -l <"$T/out")" -ge 3 ]' || fail "samples: $(cat "$T/out" "$T/err")"
-	kill -TERM "$cs"
-	wait "$cs" || true
+	stop_pid "$cs"
 	expect_eq "$(jq_py "$T/out" 'set(o["program"] for o in objs), set(o["cpus"] for o in objs), set(len(o["free_pct"]) for o in objs)')" \
 		"({'cyclesoak'}, {$(allowed_cpus)}, {$(allowed_cpus)})"
 	expect_eq "$(jq_py "$T/out" 'all(0.15 < o["seconds"] < 0.5 and -50 < o["load_pct"] <= 100 for o in objs)')" True
