@@ -211,6 +211,11 @@ static void parse_knob(struct settings *s, const char *given)
 			  s->datagram ? "-u" : "-P");
 	if (strlen(s->knob_arg) >= sizeof(buf))
 		opt_fail('X', s->knob_arg, "too long");
+	/* Written to a sysctl and into the summaries' lines: one line of text, or refused. */
+	for (const char *c = s->knob_arg; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			opt_failx("-X: a control character (0x%02x) in the setting or its values: each "
+				  "is one line of text", (unsigned char)*c);
 	strcpy(buf, s->knob_arg);
 	eq = strchr(buf, '=');
 	if (!eq)

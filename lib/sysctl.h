@@ -12,9 +12,12 @@
 /*
  * The record of a change in progress: the pid and boot of the run that made
  * it, the file and the value it had before. One at a time on a host; root's
- * alone (/proc/sys is root's to write).
+ * alone (/proc/sys is root's to write), in a directory only root can write.
+ * A record is trusted only as the user wrote it (a regular file of its own,
+ * mode 0600, one link), naming a sysctl's file (no "..", no link out of
+ * /proc/sys) and a value without control characters.
  */
-#define SYSCTL_STATE_FILE "/tmp/zc-sysctl.state"
+#define SYSCTL_STATE_FILE "/run/zc-sysctl.state"
 
 struct sysctl_knob {
 	char path[256];		/* /proc/sys/... */

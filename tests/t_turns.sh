@@ -750,6 +750,17 @@ test_X_usage_errors_name_what_is_wrong() {
 		-X b=4k,8k -s 127.0.0.1 /etc/hostname
 }
 
+# A newline or another control character in -X would be written to the
+# sysctl and split the summary's lines: a usage error, in one line.
+test_X_refuses_a_control_character() {
+	usage_error zcc "zcc: -X: a control character (0x0a) in the setting or its values: each is one line of text" \
+		-m send -X $'net.ipv4.tcp_autocorking=0\n1,1' -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X: a control character (0x09) in the setting or its values: each is one line of text" \
+		-m send -X $'net.ipv4.tcp_wmem=4096\t16384\t4194304,4096' -s 127.0.0.1 /etc/hostname
+	usage_error zcc "zcc: -X: a control character (0x1b) in the setting or its values: each is one line of text" \
+		-m write -X $'b=4k,8k\033' -s 127.0.0.1 /etc/hostname
+}
+
 # -X with a sysctl (as root, in a network namespace of the test's own,
 # whose net.ipv4 sysctls are its own): each arm's value is written as its
 # slot begins (strace: the writes to the file, against -d's arms), and the
@@ -777,7 +788,7 @@ test_X_sysctl_arms_set_it_slot_by_slot_and_put_it_back() {
 	ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces here"
 	NETNS+=("$ns")
 	ip -n "$ns" link set lo up
-	[ ! -e /tmp/zc-sysctl.state ] || skip "another run's record is in /tmp/zc-sysctl.state"
+	[ ! -e /run/zc-sysctl.state ] || skip "another run's record is in /run/zc-sysctl.state"
 	make_files "$T/f"
 	ZCS_NETNS=$ns start_zcs
 	ip netns exec "$ns" sh -c "echo 1 >$file"
@@ -792,29 +803,77 @@ test_X_sysctl_arms_set_it_slot_by_slot_and_put_it_back() {
 	[ "$(wc -w <<<"$want")" -ge 4 ] || fail "too few slots: $(cat "$T/err")"
 	expect_eq "$got" "0 1 1 ${want}1 " "the values written, in order"
 	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after the run"
-	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left: $(cat /tmp/zc-sysctl.state)"
+	[ ! -e /run/zc-sysctl.state ] || fail "the record is left: $(cat /run/zc-sysctl.state)"
 	# SIGTERM: put back.
 	stop_a_run_that_set_it TERM
 	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after SIGTERM"
-	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left after SIGTERM"
+	[ ! -e /run/zc-sysctl.state ] || fail "the record is left after SIGTERM"
 	# SIGKILL: the record is left, and the next run puts the value back first.
 	stop_a_run_that_set_it KILL
-	[ -e /tmp/zc-sysctl.state ] || fail "no record after SIGKILL"
+	[ -e /run/zc-sysctl.state ] || fail "no record after SIGKILL"
 	expect_eq "$(ip netns exec "$ns" cat "$file")" 0 "the value a SIGKILL left"
 	ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=1,1 -A 20 -R 40m -n 2 \
 		-s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" 2>"$T/err" || fail "the next run failed: $(cat "$T/err")"
-	expect_eq "$(grep -v '^zcc: note: ' "$T/err")" "zcc: put $file back to 1: pid $pid changed it and ended without putting it back (/tmp/zc-sysctl.state)"
+	expect_eq "$(grep -v '^zcc: note: ' "$T/err")" "zcc: put $file back to 1: pid $pid changed it and ended without putting it back (/run/zc-sysctl.state)"
 	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after the next run"
-	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left after the next run"
+	[ ! -e /run/zc-sysctl.state ] || fail "the record is left after the next run"
 	# What the kernel refuses, and what is no sysctl: before the stream, put back.
 	ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=0,7 -s 127.0.0.1 -p "$PORT" "$T"/f/one \
 		>"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "1:zcc: -X net.ipv4.tcp_autocorking=0,7: $file takes no '7': Invalid argument"
 	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the value after a refused one"
-	[ ! -e /tmp/zc-sysctl.state ] || fail "the record is left after a refused value"
+	[ ! -e /run/zc-sysctl.state ] || fail "the record is left after a refused value"
 	rc=0
 	"$ROOT/zcc" -m send -X net.ipv4.no_such_thing=0,1 -s 127.0.0.1 -p "$PORT" "$T"/f/one >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "1:zcc: -X net.ipv4.no_such_thing=0,1: net.ipv4.no_such_thing: no such sysctl (/proc/sys/net/ipv4/no_such_thing: No such file or directory)"
+}
+
+# A record of a sysctl to put back, planted as another user would: where
+# the record used to be kept (/tmp, anyone's to write) it is not read, and
+# where it is kept (/run) one the user did not write, or one that names a
+# file outside /proc/sys through "..", changes nothing: the file it names
+# keeps its bytes, the sysctl its value, and the run says why it stops.
+test_X_sysctl_a_planted_record_writes_nothing() {
+	local ns=zc-xp$$ file=/proc/sys/net/ipv4/tcp_autocorking rc=0 victim rec boot
+	[ "$(id -u)" = 0 ] || skip "needs root (a sysctl, a network namespace)"
+	[ -d /run ] || skip "no /run here"
+	ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces here"
+	NETNS+=("$ns")
+	ip -n "$ns" link set lo up
+	[ ! -e /run/zc-sysctl.state ] || skip "another run's record is in /run/zc-sysctl.state"
+	[ ! -e /tmp/zc-sysctl.state ] || skip "a record is in /tmp/zc-sysctl.state"
+	make_files "$T/f"
+	ZCS_NETNS=$ns start_zcs
+	ip netns exec "$ns" sh -c "echo 1 >$file"
+	victim=$T/victim
+	echo mine >"$victim"
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	rec=$(printf '999999999 %s\n/proc/sys/../..%s\nowned\n' "$boot" "$victim")
+	# The old place: not read; the run sets and puts back, the victim untouched.
+	printf '%s\n' "$rec" >/tmp/zc-sysctl.state
+	chmod 666 /tmp/zc-sysctl.state
+	ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=0,1 -A 20 -R 40m -n 2 \
+		-s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out" 2>"$T/err" || rc=$?
+	rm -f /tmp/zc-sysctl.state
+	expect_eq "$rc:$(grep -v '^zcc: note: ' "$T/err")" "0:" "a run beside a record in /tmp"
+	expect_eq "$(cat "$victim")" mine "the file a record in /tmp named"
+	[ ! -e /run/zc-sysctl.state ] || fail "the record is left: $(cat /run/zc-sysctl.state)"
+	# The place it is kept, a record that names a file through "..": refused.
+	(umask 077 && printf '%s\n' "$rec" >/run/zc-sysctl.state)
+	rc=0
+	ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=0,1 -s 127.0.0.1 -p "$PORT" \
+		"$T"/f/one >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "1:zcc: -X net.ipv4.tcp_autocorking=0,1: /run/zc-sysctl.state: not a record of a sysctl changed (remove it once its sysctl is as it should be)"
+	# One another user owns, naming the sysctl itself: refused too.
+	printf '999999999 %s\n%s\n0\n' "$boot" "$file" >/run/zc-sysctl.state
+	chown 65534:65534 /run/zc-sysctl.state
+	rc=0
+	ip netns exec "$ns" "$ROOT/zcc" -m send -X net.ipv4.tcp_autocorking=0,1 -s 127.0.0.1 -p "$PORT" \
+		"$T"/f/one >"$T/out" 2>"$T/err" || rc=$?
+	rm -f /run/zc-sysctl.state
+	expect_eq "$rc:$(cat "$T/err")" "1:zcc: -X net.ipv4.tcp_autocorking=0,1: /run/zc-sysctl.state: not a record this user wrote (a regular file of uid 0, mode 0600, one link): left as it is, and nothing changed"
+	expect_eq "$(cat "$victim")" mine "the file the record in /run named"
+	expect_eq "$(ip netns exec "$ns" cat "$file")" 1 "the sysctl after the planted records"
 }
 
 run_tests "$@"
