@@ -238,7 +238,7 @@ static void pass_on_stop_signal(int sig)
  */
 static int hold_the_meter(char **cmd)
 {
-	char why[512];
+	char why[512], token[64];
 	long wait_secs = hostlock_wait_secs(why, sizeof(why));
 	int fd, st;
 
@@ -253,6 +253,11 @@ static int hold_the_meter(char **cmd)
 		err(1, "-H: prctl(PR_SET_PDEATHSIG)");
 	if (hostlock_hold(SOAK_LOCK_FILE, &fd, wait_secs, stderr, why, sizeof(why)) < 0)
 		errx(1, "%s", why);
+	/* The command's processes, and those it hands the token to, run inside the hold. */
+	if (hostlock_hand_token(fd, token, sizeof(token), why, sizeof(why)) < 0)
+		errx(1, "-H: the hold's token: %s", why);
+	if (*token && setenv(HOSTLOCK_INSIDE_ENV, token, 1) < 0)
+		err(1, "-H: setenv");
 	stopsig_catch(pass_on_stop_signal);
 	fflush(NULL);
 	held_child = fork();

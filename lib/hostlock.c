@@ -1,5 +1,5 @@
+#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <time.h>
@@ -7,11 +7,12 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "hostlock.h"
-#include "system.h"
 #include "timing.h"
 
 /* The name of process pid, from /proc, or "?". */
@@ -138,31 +139,101 @@ static int inside_from(pid_t me, pid_t holder)
 }
 
 /*
- * HOSTLOCK_INSIDE_ENV, "BOOT_ID:PID": the process that started this one
- * through another way in (ssh to this host) runs inside the hold; it counts
- * on this boot only.
+ * The holder's token: a memfd of that name in the holder, holding the
+ * token's 32 hex digits. Only a process that may read the holder's
+ * /proc/PID/fd (its own user, or root) can open it; only a process the
+ * token was handed to (HOSTLOCK_INSIDE_ENV) knows what it should hold.
  */
-static pid_t inside_by_word(void)
-{
-	const char *v = getenv(HOSTLOCK_INSIDE_ENV), *colon;
-	char boot[64] = "";
-	long pid;
+#define TOKEN_NAME "zc-meter-token"
+#define TOKEN_HEX 32
 
-	if (!v || !(colon = strrchr(v, ':')) || (size_t)(colon - v) >= sizeof(boot))
+/* A token's form: 32 lower-case hex digits. */
+static int a_token(const char *word)
+{
+	return word && strlen(word) == TOKEN_HEX &&
+	       strspn(word, "0123456789abcdef") == TOKEN_HEX;
+}
+
+/* HOSTLOCK_INSIDE_ENV holds the token that holder keeps: it was handed to this process. */
+static int inside_by_token(pid_t holder)
+{
+	const char *word = getenv(HOSTLOCK_INSIDE_ENV);
+	char dir[64], path[384], link[128], kept[TOKEN_HEX + 1];
+	struct dirent *e;
+	int found = 0;
+	DIR *d;
+
+	if (!a_token(word))
 		return 0;
-	if (system_sysctl("kernel.random.boot_id", boot, sizeof(boot)) < 0)
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)holder);
+	d = opendir(dir);
+	if (!d)
 		return 0;
-	if (strlen(boot) != (size_t)(colon - v) || strncmp(boot, v, colon - v) != 0)
-		return 0;
-	pid = strtol(colon + 1, NULL, 10);
-	return pid > 1 && pid < INT_MAX ? (pid_t)pid : 0;
+	while (!found && (e = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (strncmp(link, "/memfd:" TOKEN_NAME " ", strlen("/memfd:" TOKEN_NAME " ")) != 0)
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = pread(fd, kept, TOKEN_HEX, 0);
+		close(fd);
+		kept[n == TOKEN_HEX ? TOKEN_HEX : 0] = '\0';
+		found = a_token(kept) && strcmp(kept, word) == 0;
+	}
+	closedir(d);
+	return found;
 }
 
 int hostlock_inside(pid_t holder)
 {
-	pid_t word = inside_by_word();
+	return inside_from(getpid(), holder) || inside_by_token(holder);
+}
 
-	return inside_from(getpid(), holder) || (word && inside_from(word, holder));
+int hostlock_hand_token(int lock_fd, char *word, size_t len, char *err, size_t errlen)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = HOSTLOCK_HOLD,
+			    .l_len = 1 };
+	unsigned char raw[TOKEN_HEX / 2];
+	const char *given = getenv(HOSTLOCK_INSIDE_ENV);
+	int fd;
+
+	if (len < TOKEN_HEX + 1) {
+		snprintf(err, errlen, "no room for the token");
+		return -1;
+	}
+	/* Inside another's hold: that holder's token, where it was handed down, is the one. */
+	if (fcntl(lock_fd, F_GETLK, &fl) < 0) {
+		snprintf(err, errlen, "reading the hold: %s", strerror(errno));
+		return -1;
+	}
+	if (fl.l_type != F_UNLCK) {
+		snprintf(word, len, "%s", a_token(given) ? given : "");
+		return 0;
+	}
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		snprintf(err, errlen, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(word + 2 * i, 3, "%02x", raw[i]);
+	fd = memfd_create(TOKEN_NAME, MFD_CLOEXEC);
+	if (fd < 0 || write(fd, word, TOKEN_HEX) != TOKEN_HEX) {
+		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		word[0] = '\0';
+		return -1;
+	}
+	/* Kept open for the hold's life: the kernel closes it with the holder. */
+	return 0;
 }
 
 /*

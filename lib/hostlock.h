@@ -62,16 +62,28 @@ long hostlock_wait_secs(char *err, size_t errlen);
 /*
  * This process runs inside the hold of holder: the holder is one of its
  * ancestors (cyclesoak -H command), or was started by one of them, or by
- * this process itself (a script that holds the meter beside what it runs).
+ * this process itself (a script that holds the meter beside what it runs);
+ * or it was handed the holder's token (HOSTLOCK_INSIDE_ENV).
  */
 int hostlock_inside(pid_t holder);
 
 /*
- * A process started on this host another way than as a child (through ssh
- * to it, as zc-matrix starts the far end when that is this machine) runs
- * inside the hold of the one this names, "BOOT_ID:PID": as if PID were its
- * parent, on the boot of that id alone.
+ * A process started on this host another way than as a descendant (through
+ * ssh to it, as zc-matrix starts the far end when that is this machine)
+ * runs inside the hold when this holds the holder's token: 32 hex digits
+ * the holder drew at random and keeps where only its own user and root can
+ * read it (a memfd of its own, through /proc/PID/fd), and hands to its
+ * command in this variable. A word that names a pid, or any other, is not
+ * inside: nothing a variable can claim lets a meter past the hold.
  */
 #define HOSTLOCK_INSIDE_ENV "ZC_METER_INSIDE"
+
+/*
+ * The holder of lock_fd (hostlock_hold) draws its token into word (33
+ * bytes at least) and keeps it while it lives. Held inside another's hold,
+ * it holds nothing of its own: word is that holder's token where it was
+ * handed down (HOSTLOCK_INSIDE_ENV), else empty. 0, or -1 with err.
+ */
+int hostlock_hand_token(int lock_fd, char *word, size_t len, char *err, size_t errlen);
 
 #endif

@@ -279,6 +279,16 @@ test_a_second_meter_waits_its_turn_saying_who_holds_the_meter() {
 	expect_eq "$rc:$(cat "$T/err2")" "1:cyclesoak: ZC_METER_WAIT 'soon': not a number of seconds from 0 to 86400" "a bad ZC_METER_WAIT"
 }
 
+# cyclesoak_in_private_tmp_or_skip: cyclesoak and a calibration of this
+# host in $T/ft, the /tmp of in_private_tmp (root's: a mount namespace).
+cyclesoak_in_private_tmp_or_skip() {
+	[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace of its own)"
+	unshare --mount true 2>/dev/null || skip "cannot make a mount namespace here"
+	calibrate_here
+	mkdir -p "$T/ft"
+	cp "$ROOT/cyclesoak" "$T/counts_per_sec" "$T/ft/"
+}
+
 # cyclesoak -H COMMAND holds the host's meter while COMMAND runs, with no
 # soakers: a meter outside waits (here refused, ZC_METER_WAIT=0, naming the
 # holder), one inside takes its turn, and cyclesoak ends as COMMAND did.
@@ -289,11 +299,7 @@ test_a_second_meter_waits_its_turn_saying_who_holds_the_meter() {
 # from make check's own hold: in a /tmp of its own.
 test_H_holds_the_meter_while_its_command_runs() {
 	local rc=0
-	[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace of its own)"
-	unshare --mount true 2>/dev/null || skip "cannot make a mount namespace here"
-	calibrate_here
-	mkdir -p "$T/ft"
-	cp "$ROOT/cyclesoak" "$T/counts_per_sec" "$T/ft/"
+	cyclesoak_in_private_tmp_or_skip
 	timeout 30 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp '
 		./cyclesoak -H sh -c \"touch held; exec sleep 3\" & h=\$!
 		for i in \$(seq 1 50); do [ -e held ] && break; sleep 0.1; done
@@ -317,6 +323,40 @@ test_H_holds_the_meter_while_its_command_runs() {
 	expect_eq "$(sed -n 5p "$T/out")" "orphaned: orphan" "a hold started with no parent left runs its command"
 	usage_error cyclesoak "cyclesoak: -H needs a command to run holding the host's meter" -H
 	usage_error cyclesoak "cyclesoak: -H takes no other option: cyclesoak -H command [arg...]" -k -H true
+}
+
+# A meter started outside the hold's processes (as ssh to this machine
+# starts one) is let in by the token the hold handed its command, and by
+# nothing else: ZC_METER_INSIDE naming this boot and the holder's pid (what
+# let anyone in before), another token and none leave it outside, refused
+# with ZC_METER_WAIT=0 and naming the holder. Away from make check's hold.
+test_H_lets_in_only_a_meter_it_handed_its_token() {
+	local rc=0 holder who
+	cyclesoak_in_private_tmp_or_skip
+	timeout 30 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp '
+		./cyclesoak -H sh -c \"umask 077; printf %s \\\"\\\$ZC_METER_INSIDE\\\" >tok.new && mv tok.new tok; exec sleep 5\" & h=\$!
+		for i in \$(seq 1 50); do [ -e tok ] && break; sleep 0.1; done
+		echo \"holder \$h token \$(cat tok)\"
+		outside() {
+			sh -c \"(ZC_METER_INSIDE=\\\"\$1\\\" ZC_METER_WAIT=0 ./cyclesoak -1 -m 100 >\$2.out 2>\$2.err; echo \\\$? >\$2.rc) &\"
+			for i in \$(seq 1 50); do [ -e \$2.rc ] && break; sleep 0.1; done
+			echo \"\$2 \$(cat \$2.rc) \$(cat \$2.out)\"; sed \"s/^/\$2: /\" \$2.err >&2
+		}
+		outside \"\$(cat /proc/sys/kernel/random/boot_id):\$h\" claimed
+		outside 0123456789abcdef0123456789abcdef wrong
+		outside \"\" none
+		outside \"\$(cat tok)\" handed
+		kill \$h; wait \$h'" >"$T/out" 2>"$T/err" || rc=$?
+	holder=$(sed -n 's/^holder \([0-9]*\) .*/\1/p' "$T/out")
+	expect_match "$(sed -n 1p "$T/out")" '^holder [0-9]+ token [0-9a-f]{32}$' "the token the hold handed its command"
+	expect_eq "$(sed -n 2,4p "$T/out")" "claimed 1 
+wrong 1 
+none 1 " "the meters without the token"
+	expect_match "$(sed -n 5p "$T/out")" '^handed 0 -?[0-9]+\.[0-9]$' "the meter handed the token"
+	for who in claimed wrong none; do
+		expect_eq "$(grep "^$who: " "$T/err")" "$who: cyclesoak: another meter is running on this host: pid $holder (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong" \
+			"what the meter with the word '$who' was told"
+	done
 }
 
 # A meter in another network namespace (a second host played on this one) is

@@ -1,8 +1,8 @@
 /*
  * The host's lock, at a path of the test's own: taken once, refused to
  * another process with its name and user, waited for (bounded, saying who
- * holds it), held for what runs inside a hold and for nothing else, and
- * never taken through a symbolic link or on a FIFO.
+ * holds it), held for what runs inside a hold, or was handed its token,
+ * and for nothing else, and never taken through a symbolic link or on a FIFO.
  */
 #include <fcntl.h>
 #include <pwd.h>
@@ -183,8 +183,12 @@ static void a_wait_that_runs_out_says_so(void)
 	unlink(path);
 }
 
-/* What an outside process (reparented away from this one) says as it takes the meter: "taken", or why not. */
-static void take_outside(const char *path, const char *inside_word, char *got, size_t len)
+/*
+ * What an outside process (reparented away from this one), as user uid
+ * where uid is not -1, says as it takes the meter: "taken", or why not.
+ */
+static void take_outside_as(const char *path, const char *inside_word, uid_t uid, char *got,
+			    size_t len)
 {
 	int fds[2], st;
 	pid_t kid;
@@ -201,8 +205,12 @@ static void take_outside(const char *path, const char *inside_word, char *got, s
 
 			for (int i = 0; i < 200 && getppid() == middle; i++)
 				usleep(10000);
+			if (uid != (uid_t)-1 && (setgid(uid) < 0 || setuid(uid) < 0))
+				_exit(3);
 			if (inside_word)
 				setenv(HOSTLOCK_INSIDE_ENV, inside_word, 1);
+			else
+				unsetenv(HOSTLOCK_INSIDE_ENV);
 			if (hostlock_take(path, &kfd, 0, NULL, err, sizeof(err)) == 0)
 				strcpy(err, "taken");
 			if (write(fds[1], err, strlen(err)) < 0)
@@ -216,6 +224,11 @@ static void take_outside(const char *path, const char *inside_word, char *got, s
 	memset(got, 0, len);
 	CHECK(read(fds[0], got, len - 1) > 0);
 	close(fds[0]);
+}
+
+static void take_outside(const char *path, const char *inside_word, char *got, size_t len)
+{
+	take_outside_as(path, inside_word, (uid_t)-1, got, len);
 }
 
 /*
@@ -266,30 +279,64 @@ static void a_hold_lets_in_what_runs_inside_it_and_no_other(void)
 
 /*
  * A process that is not the holder's, started another way (ssh to this
- * host), is inside the hold when ZC_METER_INSIDE names this boot and a
- * process inside it; another boot's id, or none, leaves it outside.
+ * host), is inside the hold when it was handed the holder's token, and only
+ * then: a word that names this boot and the holder's pid (what a variable
+ * could claim before), another token, or none, leaves it outside; so does
+ * the right token in another user's process, which cannot read where the
+ * holder keeps it. A hold inside another hands down the outer one's token.
  */
-static void a_word_from_inside_lets_in_a_process_started_another_way(void)
+static void only_the_holders_token_lets_in_a_process_started_another_way(void)
 {
 	static const char REFUSED[] = "another meter is running on this host: pid ";
-	char path[64], err[512], got[1024], word[128], boot[64] = "";
-	int fd = -1;
+	char path[64], err[512], got[1024], word[128], token[64] = "x", inner[64] = "x", boot[64] = "";
+	int fd = -1, fds[2], st;
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	pid_t kid;
 
 	CHECK(f && fgets(boot, sizeof(boot), f));
 	if (f)
 		fclose(f);
 	boot[strcspn(boot, "\n")] = 0;
 	snprintf(path, sizeof(path), "%s/lock", dir);
+	unsetenv(HOSTLOCK_INSIDE_ENV);
 	CHECK(hostlock_hold(path, &fd, 0, NULL, err, sizeof(err)) == 0);
+	CHECK(hostlock_hand_token(fd, token, sizeof(token), err, sizeof(err)) == 0);
+	CHECK(strlen(token) == 32 && strspn(token, "0123456789abcdef") == 32);
+	take_outside(path, token, got, sizeof(got));
+	CHECK_STR(got, "taken");
 	snprintf(word, sizeof(word), "%s:%d", boot, (int)getpid());
 	take_outside(path, word, got, sizeof(got));
-	CHECK_STR(got, "taken");
-	snprintf(word, sizeof(word), "00000000-0000-0000-0000-000000000000:%d", (int)getpid());
+	CHECK(strncmp(got, REFUSED, strlen(REFUSED)) == 0);
+	snprintf(word, sizeof(word), "%s", token);
+	word[0] = word[0] == '0' ? '1' : '0';
 	take_outside(path, word, got, sizeof(got));
 	CHECK(strncmp(got, REFUSED, strlen(REFUSED)) == 0);
 	take_outside(path, NULL, got, sizeof(got));
 	CHECK(strncmp(got, REFUSED, strlen(REFUSED)) == 0);
+	if (geteuid() == 0) {
+		CHECK(chmod(dir, 0755) == 0);
+		take_outside_as(path, token, 65534, got, sizeof(got));
+		CHECK(strncmp(got, REFUSED, strlen(REFUSED)) == 0);
+		CHECK(chmod(dir, 0700) == 0);
+	}
+	/* A hold inside this one (a child's): it hands down the token it was given. */
+	CHECK(pipe(fds) == 0);
+	kid = fork();
+	if (kid == 0) {
+		char e[512];
+		int ifd = -1;
+
+		setenv(HOSTLOCK_INSIDE_ENV, token, 1);
+		if (hostlock_hold(path, &ifd, 0, NULL, e, sizeof(e)) < 0 ||
+		    hostlock_hand_token(ifd, inner, sizeof(inner), e, sizeof(e)) < 0)
+			_exit(1);
+		_exit(write(fds[1], inner, strlen(inner) + 1) > 0 ? 0 : 1);
+	}
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(read(fds[0], inner, sizeof(inner)) > 0);
+	CHECK_STR(inner, token);
+	close(fds[0]);
+	close(fds[1]);
 	close(fd);
 	unlink(path);
 }
@@ -354,7 +401,7 @@ int main(void)
 	RUN(a_long_wait_says_it_is_still_waiting);
 	RUN(a_wait_that_runs_out_says_so);
 	RUN(a_hold_lets_in_what_runs_inside_it_and_no_other);
-	RUN(a_word_from_inside_lets_in_a_process_started_another_way);
+	RUN(only_the_holders_token_lets_in_a_process_started_another_way);
 	RUN(the_wait_comes_from_zc_meter_wait);
 	RUN(a_link_or_a_fifo_is_refused);
 	rmdir(dir);

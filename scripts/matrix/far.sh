@@ -1,5 +1,5 @@
 # zc-matrix's far end, sourced by it: its variables (remote, remote_dir,
-# remote_zcs, far_inside, tare_ms, work) are the script's.
+# remote_zcs, far_token, tare_ms, work) are the script's.
 
 # The far end (--remote): zcs started there through the command, in
 # --remote-dir, its stdout (the -J summaries) and stderr coming back through
@@ -49,13 +49,15 @@ far_zcs_start() {
 		rm -f "$out.in"
 		mkfifo "$out.in"
 		exec {fd}<>"$out.in"
+		# The hold's token first (the far shell reads it), then nothing until the end.
+		printf '%s\n' "$far_token" >&"$fd"
 		# The far end must hold no FIFO open itself, its own or another far
 		# zcs's: it would keep that zcs from ever seeing the end of it.
 		(
 			for f in $fd "${far_fd[@]}"; do
 				eval "exec $f>&-"
 			done
-			far_sh "cd $(printf %q "$remote_dir") && { $far_inside $(printf %q "$remote_zcs") -d -p $port -t 3600 $(printf '%q ' "$@")& p=\$!; trap 'kill \$p; exit 1' INT TERM HUP; cat >/dev/null; kill \$p; }"
+			far_sh "cd $(printf %q "$remote_dir") && { read -r t; ZC_METER_INSIDE=\$t $(printf %q "$remote_zcs") -d -p $port -t 3600 $(printf '%q ' "$@") </dev/null & p=\$!; trap 'kill \$p; exit 1' INT TERM HUP; cat >/dev/null; kill \$p; }"
 		) <"$out.in" >"$out" 2>"$out.err" &
 		far_pid[$out]=$!
 		bench_record $!
