@@ -27,7 +27,7 @@ PROGS = zcs zcc cyclesoak run_rr
 # intervals and the host's meter it shares).
 ZCC_OBJS = $(BUILD)/zcc.o $(addprefix $(BUILD)/client/,parallel.o run.o summary.o txturns.o)
 ZCS_OBJS = $(BUILD)/zcs.o $(addprefix $(BUILD)/server/,tcpserve.o followslots.o rxturns.o udpserve.o interval.o hostmeter.o)
-LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns schedule sysctl window
+LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns turnsout turnswire schedule sysctl window
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
 # them the stream's framing and the sender they share.
@@ -45,12 +45,12 @@ ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP
 # libm: zcc's floor(), which gcc builds in and clang calls.
 ALL_LDFLAGS = $(ZC_LDFLAGS) $(LDFLAGS) -lm
 
-# Coverage-guided fuzzing of the stream and datagram decoders and the option parser, with
+# Coverage-guided fuzzing of the stream, datagram and turns' wire decoders and the option parser, with
 # clang's libFuzzer: `make fuzz FUZZ_SECS=N` runs each target N seconds over a
 # corpus kept in $(BUILD)/fuzz, seeded from tests/fuzz-corpus.
 FUZZ_CC ?= clang
 FUZZ_SECS ?= 60
-FUZZ_TARGETS = proto opt counts dgram
+FUZZ_TARGETS = proto opt counts dgram turnswire
 FUZZ_FLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 
 .PHONY: layers all check check-quick bench fuzz install uninstall clean FORCE
@@ -136,8 +136,10 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz_%.c lib/%.c lib/%.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_$*.c $(filter lib/%.c,$^)
 
-# The datagram format writes its integers as the stream's do.
+# The datagram format writes its integers as the stream's do; the turns' wire
+# too, and reads into the turns' figures; zcs keeps a table as proto_rx takes it.
 $(BUILD)/fuzz/fuzz_dgram: lib/proto.c
+$(BUILD)/fuzz/fuzz_turnswire: lib/proto.c lib/turns.c lib/paired.c
 
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 	@for t in $(FUZZ_TARGETS); do \

@@ -18,7 +18,8 @@
 #include "lib/meter.h"
 #include "lib/schedule.h"
 #include "lib/sysctl.h"
-#include "lib/turns.h"
+#include "lib/turnsout.h"
+#include "lib/turnswire.h"
 #include "tx/tx.h"
 
 /*

@@ -3,17 +3,6 @@
 #include "dgram.h"
 #include "proto.h"
 
-static void put_u64(unsigned char *out, uint64_t v)
-{
-	proto_put_u32(out, v >> 32);
-	proto_put_u32(out + 4, (uint32_t)v);
-}
-
-static uint64_t get_u64(const unsigned char *in)
-{
-	return (uint64_t)proto_get_u32(in) << 32 | proto_get_u32(in + 4);
-}
-
 uint64_t dgram_file_datagrams(uint64_t file_bytes, size_t dgram_bytes)
 {
 	uint64_t room = dgram_bytes - DGRAM_HEADER_BYTES;
@@ -27,7 +16,7 @@ void dgram_put_header(unsigned char out[DGRAM_HEADER_BYTES], const struct dgram_
 	proto_put_u32(out + 4, h->kind);
 	proto_put_u32(out + 8, h->stream);
 	proto_put_u32(out + 12, h->loop);
-	put_u64(out + 16, h->seq);
+	proto_put_u64(out + 16, h->seq);
 	proto_put_u32(out + 24, h->file);
 	proto_put_u32(out + 28, h->offset);
 }
@@ -36,7 +25,7 @@ void dgram_put_end(unsigned char out[DGRAM_END_BYTES], const struct dgram_header
 		   uint64_t bytes)
 {
 	dgram_put_header(out, h);
-	put_u64(out + DGRAM_HEADER_BYTES, bytes);
+	proto_put_u64(out + DGRAM_HEADER_BYTES, bytes);
 }
 
 int dgram_parse(const unsigned char *buf, size_t len, struct dgram_header *h, uint64_t *bytes)
@@ -46,7 +35,7 @@ int dgram_parse(const unsigned char *buf, size_t len, struct dgram_header *h, ui
 	*h = (struct dgram_header){ .kind = proto_get_u32(buf + 4),
 				    .stream = proto_get_u32(buf + 8),
 				    .loop = proto_get_u32(buf + 12),
-				    .seq = get_u64(buf + 16),
+				    .seq = proto_get_u64(buf + 16),
 				    .file = proto_get_u32(buf + 24),
 				    .offset = proto_get_u32(buf + 28) };
 	switch (h->kind) {
@@ -58,7 +47,7 @@ int dgram_parse(const unsigned char *buf, size_t len, struct dgram_header *h, ui
 		if (len < DGRAM_END_BYTES)
 			return -1;
 		if (bytes)
-			*bytes = get_u64(buf + DGRAM_HEADER_BYTES);
+			*bytes = proto_get_u64(buf + DGRAM_HEADER_BYTES);
 		return 0;
 	}
 	return -1;

@@ -50,9 +50,10 @@ int paired_estimate(const double *v, size_t n, struct paired *p)
 		for (j = i; j < n; j++)
 			w[at++] = (v[i] + v[j]) / 2;
 	qsort(w, m, sizeof(*w), cmp_double);
-	p->estimate = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
-	p->lo = w[k - 1];
-	p->hi = w[m - k];
+	/* + 0.0: no difference is 0, never -0.0, which prints as "-0.0". */
+	p->estimate = (m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2) + 0.0;
+	p->lo = w[k - 1] + 0.0;
+	p->hi = w[m - k] + 0.0;
 	free(w);
 	return 0;
 }
@@ -77,5 +78,6 @@ double paired_within(const struct paired *p)
 {
 	double w = -p->lo > p->hi ? -p->lo : p->hi;
 
-	return ceil(w * 10 - 1e-9) / 10;
+	/* + 0.0: a bound of 0 is 0, never -0.0 ("within +--0.0%"). */
+	return ceil(w * 10 - 1e-9) / 10 + 0.0;
 }

@@ -17,6 +17,17 @@ uint32_t proto_get_u32(const unsigned char in[PROTO_U32_BYTES])
 	return (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 | (uint32_t)in[2] << 8 | in[3];
 }
 
+void proto_put_u64(unsigned char out[2 * PROTO_U32_BYTES], uint64_t v)
+{
+	proto_put_u32(out, v >> 32);
+	proto_put_u32(out + PROTO_U32_BYTES, (uint32_t)v);
+}
+
+uint64_t proto_get_u64(const unsigned char in[2 * PROTO_U32_BYTES])
+{
+	return (uint64_t)proto_get_u32(in) << 32 | proto_get_u32(in + PROTO_U32_BYTES);
+}
+
 void proto_rx_init(struct proto_rx *rx)
 {
 	*rx = (struct proto_rx){ .state = PROTO_RX_LOOPS };
@@ -26,28 +37,35 @@ void proto_rx_free(struct proto_rx *rx)
 {
 	free(rx->after);
 	rx->after = NULL;
-	rx->after_len = rx->after_cap = 0;
+	rx->after_len = rx->after_want = 0;
 }
 
-/* What came after the stream, kept as far as PROTO_AFTER_MAX, growing by what came. */
+/* What came after the stream, kept for as long, and as far, as keep says. */
 static void keep_after(struct proto_rx *rx, const unsigned char *buf, size_t len)
 {
-	size_t room = PROTO_AFTER_MAX - rx->after_len;
+	while (len && !rx->after_done) {
+		size_t n;
 
-	if (len > room)
-		len = room;
-	if (rx->after_len + len > rx->after_cap) {
-		size_t cap = rx->after_cap ? rx->after_cap : 65536;
+		if (rx->after_len == rx->after_want) {
+			size_t want = rx->keep(rx->after, rx->after_len, rx->keep_arg);
+			unsigned char *p;
 
-		while (cap < rx->after_len + len)
-			cap *= 2;
-		rx->after = realloc(rx->after, cap);
-		if (!rx->after)
-			err(1, "keeping %zu bytes after the stream", cap);
-		rx->after_cap = cap;
+			if (want <= rx->after_len) {
+				rx->after_done = 1;
+				return;
+			}
+			p = realloc(rx->after, want);
+			if (!p)
+				err(1, "keeping %zu bytes after the stream", want);
+			rx->after = p;
+			rx->after_want = want;
+		}
+		n = len < rx->after_want - rx->after_len ? len : rx->after_want - rx->after_len;
+		memcpy(rx->after + rx->after_len, buf, n);
+		rx->after_len += n;
+		buf += n;
+		len -= n;
 	}
-	memcpy(rx->after + rx->after_len, buf, len);
-	rx->after_len += len;
 }
 
 /* One file of the current loop is complete (or there was none): move on. */
@@ -106,7 +124,7 @@ void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len)
 	while (len > 0) {
 		if (rx->state == PROTO_RX_DONE) {
 			rx->extra_bytes += len;
-			if (rx->keep_after)
+			if (rx->keep)
 				keep_after(rx, buf, len);
 			return;
 		}

@@ -16,6 +16,9 @@
 
 void proto_put_u32(unsigned char out[PROTO_U32_BYTES], uint32_t v);
 uint32_t proto_get_u32(const unsigned char in[PROTO_U32_BYTES]);
+/* A 64-bit value as two of them, the high one first (the datagrams' and the turns' own). */
+void proto_put_u64(unsigned char out[2 * PROTO_U32_BYTES], uint64_t v);
+uint64_t proto_get_u64(const unsigned char in[2 * PROTO_U32_BYTES]);
 
 enum proto_rx_state {
 	PROTO_RX_LOOPS,
@@ -38,17 +41,22 @@ struct proto_rx {
 	uint32_t data_left;	/* of the file in progress */
 	uint64_t files_done;
 	uint64_t extra_bytes;	/* received after the stream was complete */
-	/* With keep_after, the first PROTO_AFTER_MAX of those, kept (the turns' slot table). */
-	int keep_after;
+	/*
+	 * With keep, the first of those, kept while they may be what the
+	 * caller waits for (the turns' slot table), and no more than it can
+	 * be: keep says, of what is kept, how many bytes it must grow to
+	 * before it is asked again (asked first with none), or that no more
+	 * is kept (that many or fewer: 0, not a table; as many, whole).
+	 */
+	size_t (*keep)(const unsigned char *kept, size_t len, void *arg);
+	void *keep_arg;
 	unsigned char *after;
-	size_t after_len, after_cap;
+	size_t after_len, after_want;
+	int after_done;
 };
 
-/* The most of what follows the stream a decoder keeps with keep_after. */
-#define PROTO_AFTER_MAX (128u << 20)
-
 void proto_rx_init(struct proto_rx *rx);
-/* What the decoder keeps (keep_after), freed. */
+/* What the decoder keeps (keep), freed. */
 void proto_rx_free(struct proto_rx *rx);
 void proto_rx_feed(struct proto_rx *rx, const unsigned char *buf, size_t len);
 /*

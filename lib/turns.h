@@ -5,11 +5,8 @@
  * arm is set against the cheapest block of cycles by block (paired), and
  * the verdict says it costs more, the same, or is not resolved.
  *
- * The sender (zcc) knows its slots by time; the receiver (zcs) cannot tell
- * the arms apart from the bytes and does not share the sender's clock, so
- * the sender tells it each measured slot by the stream's offsets (the slot
- * table, after the stream), and the receiver answers with its figures over
- * the same bytes (the answer): both are encoded here.
+ * This is the statistics; turnsout has their lines and -J's object, and
+ * turnswire the slot table and the answer the two ends exchange.
  */
 #ifndef ZC_TURNS_H
 #define ZC_TURNS_H
@@ -18,10 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "json.h"
+#include "paired.h"
 #include "sampling.h"
-
-struct paired;
 
 /* The most arms a stream's turns may have (each TCP mode once, and one again). */
 #define TURNS_MAX_ARMS 8
@@ -86,58 +81,47 @@ uint64_t turns_bytes(const struct turns *t);
  * accounting that it costs less (or the other way).
  */
 int turns_views_disagree(const struct paired *d, const struct paired *k);
-/* The arms' lines, and with a meter each arm against the cheapest. */
-void turns_print(const struct turns *t, FILE *out, char unit);
-/* The same as -J's slot_ms, block_cycles, arms, cheapest, comparisons and slots. */
-void turns_json(const struct turns *t, struct json *j);
+/* No slots yet, the arms those of like, by its modes and names: the other end's, or the sum's. */
+void turns_init_like(struct turns *t, enum turns_end end, const struct turns *like);
 
-/*
- * The slot table, after the stream (only to a zcs that answered zcc -E's
- * opening exchange): "zcTS", slot_ms, the arms' modes, and each measured
- * slot as its arm, its cycle and the stream offsets it began and ended at
- * (from: the bytes sent before its guard's end; to: before its end).
- * Every integer big-endian, as the stream's.
- */
-#define TURNS_TABLE_MAGIC "zcTS"
-/* The answer, zcs's figures over each slot of the table: "zcTA", then one record a slot. */
-#define TURNS_ANSWER_MAGIC "zcTA"
-/*
- * Instead of the answer, from a zcs that takes turns of its own (zcs -m
- * A,B,...): its slots are not the sender's, and it gives no figures over them.
- */
-#define TURNS_DECLINE_MAGIC "zcTN"
-/* The most slots a table holds (a day of 40 ms slots is 2.2 million). */
-#define TURNS_MAX_SLOTS (1u << 22)
-
-struct turns_range {
-	unsigned arm;
-	uint32_t cycle;
-	uint64_t from, to;
+/* One arm's slots, over the run or a block of cycles, summed. */
+struct turns_arm_sum {
+	size_t slots;
+	uint64_t ns, bytes;
+	double load_ns, lost_ns, kernel_ns, kernel_weight_ns;
 };
 
-/* The table of t's slots, whose offsets are ranges[i], into a buffer of *len bytes (malloc'd). */
-unsigned char *turns_table_encode(const struct turns *t, const struct turns_range *ranges,
-				  size_t *len);
-/*
- * A table read back: its arms into t (turns_init'd as the receiver's) and
- * its slots' ranges (malloc'd, *n of them). 0, or -1 with why.
- */
-int turns_table_decode(const unsigned char *buf, size_t len, struct turns *t,
-		       struct turns_range **ranges, size_t *n, char *why, size_t why_len);
+/* Which of the load's parts a difference in demand is in, where it differs. */
+enum turns_carrier { TURNS_CARRIED_BY_NONE, TURNS_CARRIED_BY_KERNEL, TURNS_CARRIED_BY_SLOWDOWN };
 
 /*
- * The answer: for each of the table's n slots, whether it was measured and
- * its figures (the turns' slots in order; measured[i] 0 where none), with
- * the meter's CPUs.
+ * Arm x against arm r, block by block: the demand's change in %, by the
+ * soakers and by the kernel's view; the load's, the time lost's and the
+ * kernel's view's in points.
  */
-unsigned char *turns_answer_encode(const struct turns_slot *slots, const int *measured, size_t n,
-				   int n_cpus, size_t *len);
-/*
- * An answer to a table of the sender's slots read back into t (turns_init'd
- * with the sender's arms): the slots the receiver measured, each with the
- * sender's arm, cycle and place. 0, or -1 with why.
- */
-int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns *sender,
-			struct turns *t, char *why, size_t why_len);
+struct turns_comparison {
+	unsigned x, r;
+	struct paired demand_pct, kernel_demand_pct, load_points, lost_points, kernel_points;
+	enum paired_verdict verdict;
+	enum turns_carrier carried_by;
+};
+
+/* An arm's slots over the whole run, summed, and what they say. */
+void turns_sum_arm(const struct turns *t, unsigned arm, struct turns_arm_sum *s);
+double turns_arm_load(const struct turns_arm_sum *s);
+double turns_arm_lost(const struct turns_arm_sum *s);
+/* The kernel's view; NAN where no slot had one. */
+double turns_arm_kernel(const struct turns_arm_sum *s);
+/* CPU microseconds a KiB by a load (the soakers' or the kernel's view); by the soakers'. */
+double turns_demand_of(const struct turns *t, const struct turns_arm_sum *s, double load);
+double turns_arm_demand(const struct turns *t, const struct turns_arm_sum *s);
+/* A meter measured the slots: there are figures to compare. */
+int turns_metered(const struct turns *t);
+/* The arm with the least demand over the whole run: the others are set against it. */
+unsigned turns_cheapest(const struct turns *t);
+/* The cycles a block of a comparison holds: one, or as few more as keep the blocks within PAIRED_MAX_N. */
+uint32_t turns_block_cycles(const struct turns *t);
+/* Arm x against arm r, block by block, into c. */
+void turns_compare(const struct turns *t, unsigned x, unsigned r, struct turns_comparison *c);
 
 #endif

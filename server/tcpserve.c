@@ -55,9 +55,9 @@ struct conn {
 	struct follow follow;	/* with the exchange: the meter along the stream, for zcc's turns */
 	struct rxturns turns;	/* -m A,B,...: zcs's own */
 	uint64_t table_bytes;	/* the slot table's, which came after the stream */
+	uint64_t accepted_ns;	/* when it was accepted (CLOCK_MONOTONIC) */
+	uint32_t table_max_slots;	/* the most a table may hold, once the stream was whole */
 };
-
-static volatile sig_atomic_t tick;
 
 /*
  * The connections being served, counted by the parent in memory it shares
@@ -100,6 +100,19 @@ static void print_summary(const struct settings *s, const struct conn *c, uint64
 	if (fig)
 		window_print_link(stdout, &c->win);
 	printf("\n");
+}
+
+/*
+ * proto_rx's keep: what follows the stream is kept while it may be a slot
+ * table, and no more than one of a stream that long can hold.
+ */
+static size_t keep_a_table(const unsigned char *kept, size_t len, void *arg)
+{
+	struct conn *c = arg;
+
+	if (!c->table_max_slots)
+		c->table_max_slots = turns_table_max_slots(timing_now_ns() - c->accepted_ns);
+	return turns_table_want(kept, len, c->table_max_slots, NULL, 0);
 }
 
 /* The receiver's buffers, and SO_RCVLOWAT with them. */
@@ -146,7 +159,8 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 				follow_start(&c->follow, c->m, c->r.fd);
 				follow_sample(&c->follow, 0, 1);
 			}
-			c->r.rx.keep_after = 1;
+			c->r.rx.keep = keep_a_table;
+			c->r.rx.keep_arg = c;
 			errno = EINTR;
 			return -1;
 		}
@@ -260,11 +274,14 @@ static void take_the_slot_table(struct conn *c, const struct settings *s, uint64
 		decline_the_slot_table(c, s, bytes);
 		return;
 	}
-	if (rx->after_len != rx->extra_bytes ||
+	/* Refused as it came (not a table, or more slots than the stream had time for), or more than one. */
+	if (!turns_table_want(rx->after, rx->after_len, c->table_max_slots, why, sizeof(why)) ||
+	    rx->after_len != rx->extra_bytes ||
 	    follow_slots(&c->follow, rx->after, rx->after_len, why, sizeof(why)) < 0) {
-		if (rx->after_len != rx->extra_bytes)
-			snprintf(why, sizeof(why), "%llu bytes, more than %u",
-				 (unsigned long long)rx->extra_bytes, PROTO_AFTER_MAX);
+		if (turns_table_want(rx->after, rx->after_len, c->table_max_slots, NULL, 0) &&
+		    rx->after_len != rx->extra_bytes)
+			snprintf(why, sizeof(why), "%llu bytes, more than a table's %zu",
+				 (unsigned long long)rx->extra_bytes, rx->after_len);
 		warnx("%s: what came after the stream is not a slot table (%s): counted as bytes "
 		      "after the end", c->r.peer, why);
 		return;
@@ -281,7 +298,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	int64_t timeout_ms = s->idle_secs * 1000;	/* SO_RCVTIMEO's, as set */
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
-	struct conn c = { .arr = *arr, .m = hm ? &hm->m : NULL };
+	struct conn c = { .arr = *arr, .m = hm ? &hm->m : NULL, .accepted_ns = start };
 	ssize_t n;
 	int incomplete;
 

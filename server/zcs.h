@@ -16,7 +16,8 @@
 #include "lib/net.h"
 #include "lib/schedule.h"
 #include "lib/tcpinfo.h"
-#include "lib/turns.h"
+#include "lib/turnsout.h"
+#include "lib/turnswire.h"
 #include "rx/rx.h"
 
 struct settings {

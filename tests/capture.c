@@ -4,8 +4,12 @@
  * writes every byte it receives to a file, so a test can compare the stream a
  * zcc sent with one it built itself.
  *
- * usage: capture [-6Ez] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile
+ * usage: capture [-6Ez] [-a load,lost,kernel] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile
  *   -6        listen on ::1 instead of 127.0.0.1
+ *   -a figs   with -E, answer the slot table that follows the stream (zcc -E
+ *             -m A,B) as a zcs of this suite would, every slot measured:
+ *             1000 bytes in 75 ms, its load, time lost and kernel's view
+ *             these three numbers as strtod reads them ("0.2,0.1,inf")
  *   -E        answer zcc -E's opening exchange: read 4 bytes, and unless they
  *             are "zcEX" fail (exit 3); write "zcEX" back, and record the
  *             stream that follows only
@@ -18,6 +22,7 @@
  *   -z        close with a reset (SO_LINGER 0) even when every byte was read
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <err.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -26,6 +31,83 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+static uint32_t u32_at(FILE *f)
+{
+	unsigned char b[4];
+
+	if (fread(b, 1, 4, f) != 4)
+		errx(3, "-a: the stream or the table is cut short");
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static void put_u32(FILE *f, uint32_t v)
+{
+	uint32_t be = htobe32(v);
+
+	fwrite(&be, 4, 1, f);
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+	uint64_t be = htobe64(v);
+
+	fwrite(&be, 8, 1, f);
+}
+
+static void put_double(FILE *f, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, 8);
+	put_u64(f, v);
+}
+
+/*
+ * -a: the stream in path walked by its counts, the slot table after it read
+ * for its number of slots, and an answer of that many written to fd.
+ */
+static void answer_the_table(const char *path, int fd, const char *figs)
+{
+	FILE *f = fopen(path, "rb"), *a;
+	uint32_t loops, files, arms, slots;
+	double load, lost, kernel;
+	char *end;
+
+	load = strtod(figs, &end);
+	lost = *end == ',' ? strtod(end + 1, &end) : 0;
+	kernel = *end == ',' ? strtod(end + 1, &end) : 0;
+	if (*end)
+		errx(2, "-a '%s': not load,lost,kernel", figs);
+	if (!f)
+		err(1, "%s", path);
+	for (loops = u32_at(f); loops; loops--)
+		for (files = u32_at(f); files; files--)
+			fseeko(f, u32_at(f), SEEK_CUR);
+	if (u32_at(f) != 0x7a635453)	/* "zcTS" */
+		errx(3, "-a: no slot table after the stream");
+	u32_at(f);
+	for (arms = u32_at(f); arms; arms--)
+		fseeko(f, u32_at(f), SEEK_CUR);
+	slots = u32_at(f);
+	fclose(f);
+	a = fdopen(dup(fd), "wb");
+	if (!a)
+		err(1, "fdopen");
+	fwrite("zcTA", 1, 4, a);
+	put_u32(a, 2);
+	put_u32(a, slots);
+	for (uint32_t i = 0; i < slots; i++) {
+		put_u32(a, 1);
+		put_u64(a, 1000);
+		put_u64(a, 75000000);
+		put_double(a, load);
+		put_double(a, lost);
+		put_double(a, kernel);
+	}
+	if (fclose(a) != 0)
+		err(1, "writing the answer");
+}
 
 int main(int argc, char **argv)
 {
@@ -37,9 +119,13 @@ int main(int argc, char **argv)
 	int ipv6 = 0, rcvbuf = 0, sleep_us = 0, reset = 0, exchange = 0, c, lfd, fd, out;
 	static char buf[262144];
 	size_t read_size = sizeof(buf);
+	const char *answer = NULL;
 
-	while ((c = getopt(argc, argv, "6c:EH:r:s:z")) != -1) {
+	while ((c = getopt(argc, argv, "6a:c:EH:r:s:z")) != -1) {
 		switch (c) {
+		case 'a':
+			answer = optarg;
+			break;
 		case '6':
 			ipv6 = 1;
 			break;
@@ -66,7 +152,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc)
-		errx(2, "usage: capture [-6Ez] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile");
+		errx(2, "usage: capture [-6Ez] [-a load,lost,kernel] [-c bytes] [-H msecs] [-r rcvbuf] [-s usecs] outfile");
 	out = open(argv[optind], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0)
 		err(1, "%s", argv[optind]);
@@ -125,6 +211,8 @@ int main(int argc, char **argv)
 			usleep(sleep_us);
 	}
 	close(out);
+	if (answer)
+		answer_the_table(argv[optind], fd, answer);
 	while (hold_ms >= 0) {
 		if (hold_ms == 0) {
 			pause();

@@ -2,7 +2,9 @@
 # The fuzz targets (make fuzz), for a second each: the stream decoder
 # against an independent decoder, whole and in chunks, the datagram decoder
 # and its count against independent ones, the option parser
-# against an independent parser, and the calibration file's reader. Skipped where clang cannot build libFuzzer
+# against an independent parser, the calibration file's reader, and the
+# turns' slot table and answer against independent readers (and what zcs
+# keeps of a table as it comes). Skipped where clang cannot build libFuzzer
 # programs.
 . "$(dirname "$0")/lib.sh"
 
@@ -39,6 +41,10 @@ test_option_parser_agrees_with_an_independent_parser() {
 
 test_calibration_reader_accepts_only_well_formed_files() {
 	fuzz_briefly counts
+}
+
+test_slot_table_and_answer_decoders_agree_with_independent_ones() {
+	fuzz_briefly turnswire
 }
 
 run_tests "$@"

@@ -88,6 +88,50 @@ test_zcc_gives_up_on_a_receiver_that_trickles_and_never_closes() {
 	check_unconfirmed_end 500
 }
 
+# after_the_stream [COMMAND...]: a peer of this suite (the opening exchange)
+# sends a whole stream of no files, then what COMMAND writes and 100 MiB of
+# zeros; zcs, its data held to 64 MiB (ulimit -d), gives the summary.
+# Before, zcs kept up to 128 MiB of whatever followed, and died.
+after_the_stream() {
+	local answer
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+	printf 'zcEX' >&3
+	read -r -t 5 -N 4 answer <&3 || fail "no answer to the exchange: '$answer'"
+	{ u32be 1; u32be 0; "$@"; head -c $((100 << 20)) /dev/zero; } >&3
+	exec 3>&-
+}
+
+# A slot table's head: 100 ms slots, two arms, and 4 million slots.
+table_head_of_4_million_slots() {
+	printf zcTS
+	u32be 100
+	u32be 2
+	u32be 4
+	printf send
+	u32be 5
+	printf write
+	u32be 4194304
+}
+
+# What follows the stream is kept only while it may be a slot table, and
+# no more than the table's slot count, itself no more than the stream had
+# time for: bytes that do not begin as a table are counted, not kept; a
+# head that claims 4 million slots after a stream of an instant, too.
+test_zcs_keeps_no_more_after_the_stream_than_a_table_can_hold() {
+	local extra=$((100 << 20))
+	! grep -q __asan_init "$ROOT/zcs" || skip "AddressSanitizer's shadow memory does not fit a data limit"
+	ulimit -d 65536
+	start_zcs
+	after_the_stream true
+	wait_summaries 1
+	after_the_stream table_head_of_4_million_slots
+	wait_summaries 2
+	expect_match "$(zcs_summaries | sed -n 1p)" "^received $((extra + 8)) bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $extra bytes after the end of the stream$CPU_TIMES\$"
+	expect_match "$(zcs_summaries | sed -n 2p)" "^received $((extra + 8 + 33)) bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $((extra + 33)) bytes after the end of the stream$CPU_TIMES\$"
+	expect_match "$(grep 'after the stream' "$T/zcs.err" | sed -n 1p)" "^zcs: .+ port [0-9]+: what came after the stream is not a slot table \(it does not begin with zcTS\): counted as bytes after the end\$"
+	expect_match "$(grep 'after the stream' "$T/zcs.err" | sed -n 2p)" "^zcs: .+ port [0-9]+: what came after the stream is not a slot table \(4194304 slots, more than the [0-9]+ the stream had time for\): counted as bytes after the end\$"
+}
+
 test_W_is_checked() {
 	usage_error zcc "zcc: -W '0': must be at least 1" -W 0 -s localhost /etc/hostname
 	usage_error zcc "zcc: -W '3601': must be at most 3600" -W 3601 -s localhost /etc/hostname

@@ -604,6 +604,35 @@ test_compare_reads_a_known_change_between_two_runs_turns() {
 	expect_match "$(sed -n 3p <<<"$lines")" "^  load \\(points\\) +old $CHG +new $CHG +changed: $CHG\$"
 }
 
+# answer_with FIGURES: zcc -E -m write,send's turns, answered by an
+# independent peer (capture -E -a) with FIGURES for every slot; zcc's
+# stdout and stderr in $T/out and $T/err.
+answer_with() {
+	start_capture -E -a "$1" "$T/cap"
+	"$ROOT/zcc" -E -m write,send -A 100 -R 20m -t 1 -s 127.0.0.1 -p "$CAPTURE_PORT" \
+		"$T"/f/one "$T"/f/buf+1 "$T"/f/350k >"$T/out" 2>"$T/err" || fail "zcc failed: $(cat "$T/err")"
+	await_capture
+}
+
+# A receiver's answer with figures no meter gives (an infinite kernel's
+# view, a load of 1e308) makes no sense: zcc says so in one line, and
+# prints no receiver's line, where it printed -nan% and +nan points.
+test_an_answer_out_of_range_is_said_to_make_no_sense() {
+	local fig want
+	make_files "$T/f"
+	answer_with 0.2,0.1,0.1
+	expect_eq "$(cat "$T/err")" "" "zcc's stderr with an answer that makes sense"
+	expect_eq "$(grep -c '^receiver: arm ' "$T/out")" 2 "the receiver's arm lines"
+	for fig in 0.2,0.1,inf 1e308,0.1,0.1 0.2,-inf,0.1 0.2,nan,0.1; do
+		answer_with "$fig"
+		want="zcc: note: zcs's figures over the slots make no sense (slot 1's figures are out of range: load $(printf %g "${fig%%,*}"), time lost"
+		expect_eq "$(cut -c 1-${#want} "$T/err")" "$want" "zcc's stderr for $fig"
+		expect_match "$(cat "$T/err")" "ns\): the receiver's lines are missing\$" "the end of the note for $fig"
+		! grep -q '^receiver:' "$T/out" || fail "a receiver's line for $fig: $(grep '^receiver:' "$T/out")"
+		! grep -q 'nan' "$T/out" || fail "nan printed for $fig: $(cat "$T/out")"
+	done
+}
+
 test_turns_usage_errors_name_what_is_wrong() {
 	usage_error zcc "zcc: -A sets the slots of modes that take turns: it needs -m with two or more, as -m write,sendfile, or -X" \
 		-A 100 -s 127.0.0.1 /etc/hostname

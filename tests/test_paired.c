@@ -70,6 +70,18 @@ static void within_is_the_wider_side_rounded_up_to_a_tenth(void)
 	CHECK(fabs(paired_within(&b) - 3.2) < 1e-9);
 }
 
+/* No difference at all is 0, not -0.0: printed with %+.1f, it reads "+0.0". */
+static void no_difference_is_a_positive_0(void)
+{
+	double v[8] = { 0, -0.0, 0, -0.0, 0, 0, -0.0, 0 };
+	struct paired p;
+
+	CHECK(paired_estimate(v, 8, &p) == 0);
+	CHECK(!signbit(p.estimate) && !signbit(p.lo) && !signbit(p.hi));
+	CHECK(!signbit(paired_within(&p)));
+	CHECK(paired_within(&p) == 0);
+}
+
 int main(void)
 {
 	RUN(the_rank_is_the_signed_rank_critical_value);
@@ -77,5 +89,6 @@ int main(void)
 	RUN(a_burst_moves_the_estimate_little);
 	RUN(the_verdict_says_differs_same_or_not_resolved);
 	RUN(within_is_the_wider_side_rounded_up_to_a_tenth);
+	RUN(no_difference_is_a_positive_0);
 	return CHECK_EXIT();
 }

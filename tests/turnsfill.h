@@ -1,0 +1,26 @@
+/* The unit tests' turns: a run of cycles of two arms, filled as a test asks. */
+#ifndef ZC_TURNSFILL_H
+#define ZC_TURNSFILL_H
+
+#include "../lib/turns.h"
+
+static const char *const two[] = { "write", "sendfile" };
+
+/* A run of cycles, each arm a slot a cycle, arm 1's load `extra` above arm 0's. */
+static void fill(struct turns *t, unsigned cycles, double base, double extra, uint64_t bytes)
+{
+	for (uint32_t c = 0; c < cycles; c++)
+		for (unsigned a = 0; a < 2; a++) {
+			/* A little noise that differs by cycle, the same for both arms. */
+			double noise = 0.002 * ((c * 7) % 5);
+			struct turns_slot sl = { .arm = a, .cycle = c, .at = 2 * c + a, .bytes = bytes };
+
+			sl.fig.ns = 75000000;
+			sl.fig.load = base + noise + (a ? extra : 0);
+			sl.fig.time_lost = sl.fig.load / 2;
+			sl.fig.kernel = sl.fig.load / 2;
+			turns_add(t, &sl);
+		}
+}
+
+#endif
