@@ -299,6 +299,37 @@ the bytes): its MB/s is not the CPU's limit, and its us/KB includes that work.
 	expect_eq "$(grep -c '^Held back' "$T/report2")" 0 "a note with nothing held back"
 }
 
+# A run at full speed and at one rate has two verdicts from the turns:
+# the plot draws a panel for each (it drew none: two titles are two lines,
+# and the check of their characters took the newline for one it refuses).
+test_a_report_of_two_rates_plots_each_verdict() {
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
+	{
+		echo "$RUNS_HEADER"
+		csv_row 1 send "" 0.540 6.3 5.0 "" ""
+		csv_row 2 send "" 0.548 6.4 5.1 "" ""
+		csv_row 1 write "" 0.900 9.0 8.0 "" ""
+		csv_row 2 write "" 0.910 9.1 8.1 "" ""
+		csv_row 1 send 104857600 0.540 6.3 5.0 99.0 98.4
+		csv_row 2 send 104857600 0.548 6.4 5.1 99.0 98.4
+		csv_row 1 write 104857600 0.900 9.0 8.0 98.0 97.0
+		csv_row 2 write 104857600 0.910 9.1 8.1 98.0 97.0
+	} >"$T/zc-matrix-runs.csv"
+	{
+		echo "$TURNS_HEADER"
+		turns_row "" send 0.550 6.4 900.1
+		turns_row "" write 0.920 9.2 900.0 send differs slowdown 67.0 60.0 74.0
+		turns_row 104857600 send 0.550 6.4 104.8
+		turns_row 104857600 write 0.920 9.2 104.7 send differs slowdown 67.0 60.0 74.0
+	} >"$T/zc-matrix-turns.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>"$T/err" ||
+		fail "zc-report failed: $(cat "$T/err")"
+	! grep -q '^# no plot' "$T/report" || fail "no plot: $(grep '^# no plot' "$T/report")"
+	grep -qx "# plot written to $T/out/zc-matrix.png" "$T/report" || fail "no plot line: $(cat "$T/report")"
+	expect_eq "$(grep -c 'verdict, from the turns: separate, zcs -m read, -b 1048576' "$T/out/zc-matrix-plot.txt")" 2 \
+		"the verdict's panels: $(grep 'verdict' "$T/out/zc-matrix-plot.txt")"
+}
+
 # Where the turns' us/KB of an arm lies outside its cell's interval in the
 # table (widened by a tenth of its median), the report says so in one
 # sentence, naming both figures and why; where they agree it says nothing.

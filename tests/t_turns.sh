@@ -539,11 +539,13 @@ test_zcs_turns_find_a_known_load_on_one_arm_with_its_size() {
 # at 3 s, three of five tries here missed or were "not resolved" with
 # nothing added (+-0.5 to +-0.7 points, where 4 s gave +-0.43).
 known_change_once() {
-	local null="no change"
-	# Built with AddressSanitizer, zcc's copies swing each slot's work
-	# further (the known load's interval a point wider): with nothing added
-	# the change may be too wide to call "no change", but must hold 0.
-	! grep -q __asan_init "$ROOT/zcc" || null="(no change|not resolved)"
+	# With nothing added, the change must hold 0: "no change" where its
+	# interval lies within +-1 point, "not resolved" where the host's noise
+	# makes it wider (built with AddressSanitizer, whose copies swing each
+	# slot's work further; and on a noisier host: a session here read
+	# +-0.9 to 1.1 points in 9 tries, where another read +-0.4 to 0.5).
+	# Calling it "changed" is the miss.
+	local null="(no change|not resolved)"
 	rm -rf "$T/kc"
 	"$ROOT/scripts/known-change" --pcts 0,4 --trials 1 --secs 4 --calibrate-ms 100 --out "$T/kc" >"$T/kc.out" 2>&1 ||
 		fail "known-change failed: $(cat "$T/kc.out")"
