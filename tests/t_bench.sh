@@ -921,6 +921,62 @@ test_dgram_sender_cost_gives_each_mode_against_the_minimal_sender() {
 # A meter running on the host when zc-matrix starts: zc-matrix waits its
 # turn, saying who holds the meter, and runs once it is free; its runs
 # never go beside another meter's.
+# stand_in_tree REFUSALS: a copy of this tree's scripts in $T/tree, beside
+# zcs, cyclesoak and lib/marks.h as they are and a zcc that stands in for
+# the real one: its first REFUSALS runs with a tare (-c -T N) fail as a
+# tare fails where another task holds a CPU whole, every moment of it
+# (which no test can make the kernel do on cue), and the rest are zcc's.
+stand_in_tree() {
+	rm -rf "$T/tree"
+	mkdir -p "$T/tree/lib"
+	cp -r "$ROOT/scripts" "$T/tree/"
+	cp "$ROOT/lib/marks.h" "$T/tree/lib/"
+	ln -s "$ROOT/zcs" "$ROOT/cyclesoak" "$T/tree/"
+	printf '%%:\n\t@:\n' >"$T/tree/Makefile"
+	echo 0 >"$T/tree/refused"
+	cat >"$T/tree/zcc" <<EOF
+#!/bin/bash
+n=\$(cat "$T/tree/refused")
+if [[ " \$* " == *" -c -T "[1-9]* ]] && [ "\$n" -lt $1 ]; then
+	echo \$((n + 1)) >"$T/tree/refused"
+	echo "zcc: the tare: the soaker on CPU 1 had no CPU time in $TARE ms, so there is no idle rate to measure against: the CPU was busy throughout (a longer -T may find it idle)" >&2
+	exit 1
+fi
+exec "$ROOT/zcc" "\$@"
+EOF
+	chmod +x "$T/tree/zcc"
+}
+
+# A tare that finds a CPU taken whole is tried again, a second apart,
+# saying so; three refused, the run is measured against the calibration
+# alone (-T 0), its cell marked ! with a CPU of the host busy, and the
+# matrix goes on. With no tare had for --tare-wait seconds, it ends, saying so.
+test_matrix_tries_a_refused_tare_again_then_marks_the_cell_and_goes_on() {
+	local cpus
+	cpus=$(affinity_cpus | wc -l)
+	stand_in_tree 5
+	(cd "$T" && bash "$T/tree/scripts/zc-matrix" "${QUICK_METER[@]}" --out "$T/out" --modes sendfile,write \
+		--placements none --rounds 1 --loops 5) >"$T/table" 2>"$T/err" || fail "zc-matrix failed: $(cat "$T/err")"
+	expect_eq "$(grep '^# the tare found' "$T/table")" "# the tare found CPU 1 taken whole for $TARE ms (another task had it): trying again in 1 s (2 of 3)
+# the tare found CPU 1 taken whole for $TARE ms (another task had it): trying again in 1 s (3 of 3)
+# the tare found CPU 1 taken whole 3 times: this run is measured against the calibration alone (-T 0), and its cell marked ! (a run begun on a busy host)
+# the tare found CPU 1 taken whole for $TARE ms (another task had it): trying again in 1 s (2 of 3)
+# the tare found CPU 1 taken whole for $TARE ms (another task had it): trying again in 1 s (3 of 3)" "what zc-matrix said of the tares"
+	expect_eq "$(cat "$T/tree/refused")" 5 "the tares refused"
+	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" 2 "the runs"
+	expect_eq "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["mode"] ":" $c["load_before_pct"] }' "$T/out/zc-matrix-runs.csv" | sort | head -n 1)" \
+		"sendfile:$(awk -v n="$cpus" 'BEGIN { printf "%.1f", 100 / n }')" "the first cell's run, its tare refused three times"
+	grep -Eq '^sendfile! +' "$T/table" || fail "the cell not marked: $(cat "$T/table")"
+	grep -Eq '^write +' "$T/table" || fail "the other cell marked: $(cat "$T/table")"
+	# No tare had for --tare-wait 0 s: the first cell's third refusal ends the run.
+	stand_in_tree 5
+	rm -rf "$T/out"
+	(cd "$T" && bash "$T/tree/scripts/zc-matrix" "${QUICK_METER[@]}" --out "$T/out" --modes sendfile \
+		--placements none --rounds 1 --loops 5 --tare-wait 0) >"$T/table" 2>"$T/err" && fail "zc-matrix went on with no tare"
+	expect_match "$(grep '^zc-matrix: ' "$T/err" | head -n 1)" \
+		"^zc-matrix: no tare could be had for [0-9]+ s \\(--tare-wait 0\\): CPU 1 was taken whole by another task at each try; the runs measured so far are in $T/out/zc-matrix-runs.csv\$"
+}
+
 test_matrix_waits_for_the_hosts_meter_and_then_runs() {
 	local pid
 	calibrate_here
