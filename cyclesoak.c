@@ -6,6 +6,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "lib/cpu.h"
 #include "lib/hostlock.h"
 #include "lib/json.h"
+#include "lib/meter.h"
 #include "lib/opt.h"
 #include "lib/options.h"
 #include "lib/sampling.h"
@@ -32,13 +34,14 @@ struct settings {
 	int one_shot;
 	int json;		/* -J */
 	int n_cpus; /* 0: every CPU in the affinity mask */
+	struct cpu_list set;	/* -U: these CPUs, where it has any */
 	long period_ms;
 	char **hold;		/* -H: the command to run holding the host's meter */
 };
 
 static volatile sig_atomic_t stop_signal;
 
-static const char usage[] = "usage: cyclesoak [-BCdhJk1] [-N cpus] [-p secs | -m msecs]\n"
+static const char usage[] = "usage: cyclesoak [-BCdhJk1] [-N cpus | -U cpus] [-p secs | -m msecs]\n"
 			    "       cyclesoak -H command [arg...]\n";
 
 static const char options[] =
@@ -53,6 +56,7 @@ static const char options[] =
 	"  -m msecs    the period in milliseconds\n"
 	"  -N cpus     soak this many CPUs (default all)\n"
 	"  -p secs     the period in seconds (default 1)\n"
+	"  -U cpus     soak these CPUs alone (1,3 or 2-5): the load is their share\n"
 	"  -1          one sample, the load alone, and exit\n";
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -63,7 +67,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	opt_init(usage, options, argc, argv);
 	int hold = 0;
 
-	while ((c = getopt(argc, argv, "+:BCdhHJk1N:p:m:")) != -1) {
+	while ((c = getopt(argc, argv, "+:BCdhHJk1N:p:m:U:")) != -1) {
 		switch (c) {
 		case 'B':
 			s->per_cpu = 1;
@@ -91,6 +95,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'N':
 			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
 			break;
+		case 'U':
+			options_cpu_list(c, optarg, &s->set);
+			break;
 		case 'p':
 			have_p = 1;
 			s->period_ms = opt_long(c, optarg, 1, 3600) * 1000;
@@ -112,9 +119,11 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		opt_failx("-B is for the load lines: -1 prints the load alone (-J has each CPU's share)");
 	if (have_p && have_m)
 		opt_failx("-p and -m both set the period: give one of them");
+	if (s->n_cpus && s->set.n)
+		opt_failx("-N and -U both choose the CPUs to soak: give one of them");
 	if (hold) {
 		if (s->per_cpu || s->calibrate || s->debug || s->json || s->kernel || s->one_shot ||
-		    s->n_cpus || have_p || have_m)
+		    s->n_cpus || s->set.n || have_p || have_m)
 			opt_failx("-H takes no other option: cyclesoak -H command [arg...]");
 		if (optind == argc)
 			opt_failx("-H needs a command to run holding the host's meter");
@@ -134,12 +143,14 @@ struct reading {
 	const struct settings *s;
 	const struct soak *meter;
 	struct soak_counts calibration;
+	struct soak_cpu_figures *cpu;	/* each CPU's, of the period */
 	int periods;
 };
 
 /*
  * -J: a sample as one JSON object on a line: the load, the kernel's view, the
- * load's two parts (see soak_figures) and each CPU's free share.
+ * load's two parts (see soak_figures), each CPU's free share, each CPU's
+ * figures and the busiest, and the steal.
  */
 static void print_sample_json(const struct reading *r, const struct soak_sample *a,
 			      const struct soak_sample *b, const struct soak_figures *f,
@@ -151,7 +162,7 @@ static void print_sample_json(const struct reading *r, const struct soak_sample 
 	json_begin(&j, stdout);
 	json_string(&j, "program", "cyclesoak");
 	json_host(&j);
-	json_int(&j, "cpus", m->n_cpus);
+	json_int(&j, "n_cpus", m->n_cpus);
 	json_double(&j, "seconds", timing_secs(b->ns - a->ns), 6);
 	json_double(&j, "load_pct", f->load * 100, 1);
 	json_double(&j, "kernel_pct", f->kernel * 100, 1);
@@ -162,10 +173,13 @@ static void print_sample_json(const struct reading *r, const struct soak_sample 
 	for (int i = 0; i < m->n_cpus; i++) {
 		json_object(&j, NULL);
 		json_int(&j, "cpu", m->cpus[i]);
-		json_double(&j, "pct", soak_rate_one(a, b, i) * m->n_cpus / r->calibration.per_sec * 100,
-			    1);
+		json_double(&j, "pct", (1 - r->cpu[i].load) * 100, 1);
 		json_close(&j);
 	}
+	json_close(&j);
+	meter_cpus_json(&j, r->cpu, m->n_cpus);
+	json_pct(&j, "steal_pct", f->steal, 1);
+	json_bool(&j, "steal_flagged", f->steal > METER_STEAL_FLAG);
 	json_end(&j);
 }
 
@@ -184,6 +198,7 @@ static int print_load(void *arg, const struct soak_sample *a, const struct soak_
 	const char *below;
 
 	soak_figures(&ref, a, b, m->n_cpus, 0, &f);
+	soak_cpu_figures(&ref, a, b, m->cpus, m->n_cpus, r->cpu);
 	load = f.load;
 	kernel = f.kernel;
 	below = soak_below_zero(load, &r->calibration, why, sizeof(why));
@@ -210,13 +225,11 @@ static int print_load(void *arg, const struct soak_sample *a, const struct soak_
 		printf(", kernel %.1f%%", kernel * 100);
 	if (r->s->per_cpu) {
 		printf(" || Free:");
-		for (int i = 0; i < m->n_cpus; i++) {
-			double free = soak_rate_one(a, b, i) * m->n_cpus / r->calibration.per_sec;
-
-			printf(" %5.1f%%(%d)", free * 100, m->cpus[i]);
-		}
+		for (int i = 0; i < m->n_cpus; i++)
+			printf(" %5.1f%%(%d)", (1 - r->cpu[i].load) * 100, m->cpus[i]);
 	}
 	printf("\n");
+	meter_cpus_print(stdout, r->cpu, m->n_cpus, &f);
 	return 0;
 }
 
@@ -281,21 +294,27 @@ int main(int argc, char **argv)
 	struct settings s;
 	struct soak meter;
 	struct reading r = { .s = &s, .meter = &meter };
+	char text[256];
 	int rc;
 
 	parse_options(argc, argv, &s);
 	if (s.hold)
 		return hold_the_meter(s.hold);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	rc = soak_open(&meter, s.n_cpus, s.debug);
+	rc = soak_open(&meter, s.n_cpus, &s.set, s.debug);
+	if (rc == SOAK_TOO_MANY_CPUS && s.set.n)
+		opt_failx("-U %s: %s", cpu_list_text(s.set.cpu, s.set.n, text, sizeof(text)), meter.err);
 	if (rc == SOAK_TOO_MANY_CPUS)
 		opt_failx("-N %d: %s", s.n_cpus, meter.err);
 	if (rc < 0)
 		errx(1, "%s", meter.err);
-	if (!s.calibrate && counts_read(SOAK_COUNTS_FILE, meter.n_cpus, &r.calibration,
+	if (!s.calibrate && counts_read(SOAK_COUNTS_FILE, meter.cpus, meter.n_cpus, &r.calibration,
 					     meter.err, sizeof(meter.err)) < 0)
 		errx(1, "%s", meter.err);
-	if (s.n_cpus == 0 && !s.one_shot && !s.json)
+	r.cpu = calloc(meter.n_cpus, sizeof(*r.cpu));
+	if (!r.cpu)
+		err(1, "allocating the meter");
+	if (s.n_cpus == 0 && !s.set.n && !s.one_shot && !s.json)
 		soak_announce(&meter);
 	/* Under nohup (SIGHUP ignored), a hangup leaves cyclesoak running. */
 	stopsig_catch(on_stop_signal);
@@ -307,6 +326,7 @@ int main(int argc, char **argv)
 			rc = soak_every(&meter, s.period_ms, &stop_signal, print_load, &r);
 	}
 	soak_close(&meter);
+	free(r.cpu);
 	if (rc < 0)
 		errx(1, "%s", meter.err);
 	if (stop_signal) {

@@ -60,7 +60,7 @@ static const char usage[] =
 	"usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
 	"           [-i rcvbuf] [-o sndbuf] [-K cc] [-l bytes] [-M mss] [-n loops] [-N cpus]\n"
 	"           [-p port] [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs]\n"
-	"           [-T msecs] [-W secs] [-X name=value,value...] -s server file...\n";
+	"           [-T msecs] [-U cpus] [-W secs] [-X name=value,value...] -s server file...\n";
 
 static const char options[] =
 	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
@@ -101,6 +101,7 @@ static const char options[] =
 	"  -T msecs    with -c, the tare before the transfer; with -C, each period\n"
 	"              (default 1000)\n"
 	"  -u          UDP datagrams to zcs -u\n"
+	OPTIONS_HELP_SOAK_SET
 	"  -w          with -S, write() instead of send(): -m write\n"
 	"  -W secs     the longest wait for zcs (default 60)\n"
 	"  -X n=v,v... one mode in turns over a setting's values, an arm each:\n"
@@ -512,7 +513,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 	static char help[sizeof(options) + 256];
 	snprintf(help, sizeof(help), options, tx_mode_names(0, 1));
 	opt_init(usage, help, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkK:l:M:m:n:N:o:p:P:q:QR:s:St:T:uwW:X:")) != -1) {
+	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkK:l:M:m:n:N:o:p:P:q:QR:s:St:T:uU:wW:X:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'A':
@@ -532,6 +533,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'N':
 			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
+			break;
+		case 'U':
+			options_cpu_list(c, optarg, &s->soak_set);
 			break;
 		case 'd':
 			s->debug++;
@@ -679,7 +683,7 @@ static struct meter *start_meter(const struct settings *s)
 	if (!m)
 		err(1, "calloc");
 	stop_signals_end_meter(m);
-	meter_start_or_exit(m, s->n_cpus, s->debug);
+	meter_start_or_exit(m, s->n_cpus, &s->soak_set, s->debug);
 	return m;
 }
 
@@ -727,7 +731,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.calibrate_only)
-		return meter_calibrate(s.n_cpus, s.tare_ms, s.debug);
+		return meter_calibrate(s.n_cpus, &s.soak_set, s.tare_ms, s.debug);
 	/* A vanished zcs must give an error with a byte count, not a silent SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
 	catch_stop_signals();

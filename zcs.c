@@ -45,7 +45,7 @@
 static const char usage[] =
 	"usage: zcs [-cCdDhIJQu] [-a addr] [-A msecs] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf]\n"
 	"           [-l lowat] [-m mode[,mode...]] [-L conns] [-N cpus] [-o sndbuf] [-p port]\n"
-	"           [-t secs] [-T msecs] [-W secs]\n";
+	"           [-t secs] [-T msecs] [-U cpus] [-W secs]\n";
 
 static const char options[] =
 	"Receives zcc's streams (or -u datagrams), says what came, discards it; see zcs(1).\n"
@@ -75,6 +75,7 @@ static const char options[] =
 	"  -T msecs    with -c, each connection's tare; with -C, each period\n"
 	"              (default 1000)\n"
 	"  -u          receive UDP datagrams from zcc -u\n"
+	OPTIONS_HELP_SOAK_SET
 	"  -W secs     end a connection that sends nothing this long (default 60)\n";
 
 /* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
@@ -161,7 +162,7 @@ static void parse_options(int argc, char **argv, struct settings *s)
 				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS,
 				.unit = UNITS_DEFAULT, .slot_ms = TURNS_DEFAULT_SLOT_MS };
 	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":a:A:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uW:")) != -1) {
+	while ((c = getopt(argc, argv, ":a:A:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uU:W:")) != -1) {
 		opt_given(given, sizeof(given), c);
 		switch (c) {
 		case 'a':
@@ -219,6 +220,9 @@ static void parse_options(int argc, char **argv, struct settings *s)
 		case 'N':
 			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
 			break;
+		case 'U':
+			options_cpu_list(c, optarg, &s->soak_set);
+			break;
 		case 'o':
 			s->sockopts.sndbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
 			break;
@@ -257,12 +261,12 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &s);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.calibrate_only)
-		return meter_calibrate(s.n_cpus, s.tare_ms, s.debug);
+		return meter_calibrate(s.n_cpus, &s.soak_set, s.tare_ms, s.debug);
 	for (unsigned i = 0; i < s.n_arms; i++)
 		rx_check(s.arms[i], s.bufsize);
 	/* Soakers first: they cover every CPU, whichever one zcs itself is pinned to. */
 	if (s.measure_cpu)
-		hm = hostmeter_start(s.n_cpus, s.tare_ms, s.debug);
+		hm = hostmeter_start(s.n_cpus, &s.soak_set, s.tare_ms, s.debug);
 	if (s.cpu >= 0 && cpu_pin(s.cpu) < 0)
 		err(1, "-B %d: sched_setaffinity", s.cpu);
 	if (hm)

@@ -277,6 +277,8 @@ void report(const struct settings *s, struct meter *m, const struct txturns *tur
 	}
 	if (turns && !s->json)
 		txturns_print(turns, stdout, s->unit);
+	if (sum->metered && !s->json)
+		meter_print_cpus(stdout, m, &sum->fig);
 	if (turns)
 		txturns_warn(turns);
 	if (failed)

@@ -84,6 +84,7 @@ struct settings {
 	long close_wait_secs;
 	int calibrate_only;	/* -C */
 	int n_cpus; /* 0: every CPU in the affinity mask */
+	struct cpu_list soak_set;	/* -U: the meter's CPUs, where it has any */
 	const char *server;
 	char **paths;
 	int n_paths;

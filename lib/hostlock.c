@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "hostlock.h"
 #include "timing.h"
 
@@ -199,8 +200,8 @@ int hostlock_inside(pid_t holder)
 
 int hostlock_hand_token(int lock_fd, char *word, size_t len, char *err, size_t errlen)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = HOSTLOCK_HOLD,
-			    .l_len = 1 };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = HOSTLOCK_HOLD_BYTE(0), .l_len = CPU_SETSIZE };
 	unsigned char raw[TOKEN_HEX / 2];
 	const char *given = getenv(HOSTLOCK_INSIDE_ENV);
 	int fd;
@@ -236,85 +237,155 @@ int hostlock_hand_token(int lock_fd, char *word, size_t len, char *err, size_t e
 	return 0;
 }
 
-/*
- * One byte of the lock: 0 taken, 1 held by another (*holder: its pid, 0 if
- * unknown), -1 on an error (err).
- */
-static int lock_byte(int fd, off_t byte, pid_t *holder, const char *path, char *err, size_t errlen)
+/* A byte's lock: F_WRLCK to take it, F_UNLCK to let it go; 0, or -1 with errno. */
+static int set_byte(int fd, short type, off_t byte, off_t len)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = byte, .l_len = len };
 
-	if (fcntl(fd, F_SETLK, &fl) == 0)
-		return 0;
-	if (errno != EACCES && errno != EAGAIN) {
-		snprintf(err, errlen, "locking %s: %s", path, strerror(errno));
-		return -1;
-	}
+	return fcntl(fd, F_SETLK, &fl);
+}
+
+/* Who holds a lock on a byte of [byte, byte + len) against this process: its pid, or 0. */
+static pid_t holder_of(int fd, off_t byte, off_t len)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = len };
+
 	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
-		fl.l_pid = 0;
-	*holder = fl.l_pid;
-	return 1;
+		return 0;
+	return fl.l_pid > 0 ? fl.l_pid : -1;
+}
+
+/* The set a lock is for: cpus[0..n), or every CPU of the host where cpus is NULL. */
+struct lock_set {
+	const int *cpus;
+	int n;
+};
+
+static int set_cpu(const struct lock_set *set, int i)
+{
+	return set->cpus ? set->cpus[i] : i;
+}
+
+static int set_size(const struct lock_set *set)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (set->cpus)
+		return set->n;
+	return n > 0 && n <= CPU_SETSIZE ? (int)n : CPU_SETSIZE;
+}
+
+/* Let go of the bytes of set's first n CPUs at base + cpu. */
+static void let_go(int fd, off_t base, const struct lock_set *set, int n)
+{
+	for (int i = 0; i < n; i++)
+		set_byte(fd, F_UNLCK, base + set_cpu(set, i), 1);
 }
 
 /*
- * One try: a meter takes byte HOSTLOCK_METER, and byte HOSTLOCK_HOLD too
- * unless it runs inside the holder's hold (hostlock_inside); a holder takes
- * byte HOSTLOCK_HOLD the same way, and byte HOSTLOCK_METER only for a
- * moment, to know that no meter is running. 0 taken, 1 held by another (*holder), -1 on an error.
+ * One try: a meter takes each of its CPUs' meter bytes, and their hold
+ * bytes too unless it runs inside their holder's hold (hostlock_inside); a
+ * holder takes the hold bytes the same way, and the meter bytes only for a
+ * moment, to know that no meter is running on those CPUs. What a try took
+ * and could not finish it lets go. 0 taken, 1 held by another (*holder,
+ * *cpu), -1 on an error.
  */
-static int try_lock(int fd, int meter, pid_t *holder, const char *path, char *err, size_t errlen)
+static int try_lock(int fd, int meter, const struct lock_set *set, pid_t *holder, int *cpu,
+		    const char *path, char *err, size_t errlen)
 {
-	int rc = lock_byte(fd, HOSTLOCK_HOLD, holder, path, err, errlen);
+	int n = set_size(set), rc = 0, metered = 0, took_hold[CPU_SETSIZE], saved;
 
-	/* Inside a hold, a meter takes its turn; a holder holds nothing more. */
-	if (rc == 1 && *holder > 0 && hostlock_inside(*holder))
-		rc = 0;
-	if (rc != 0)
-		return rc;
-	rc = lock_byte(fd, HOSTLOCK_METER, holder, path, err, errlen);
-	/* A holder starts once no meter is running, even inside another hold. */
-	if (rc == 0 && !meter) {
-		struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
-				    .l_start = HOSTLOCK_METER, .l_len = 1 };
+	for (int i = 0; i < n && rc == 0; i++) {
+		int c = set_cpu(set, i);
 
-		fcntl(fd, F_SETLK, &fl);
+		took_hold[i] = set_byte(fd, F_WRLCK, HOSTLOCK_HOLD_BYTE(c), 1) == 0;
+		if (took_hold[i])
+			continue;
+		rc = errno == EACCES || errno == EAGAIN ? 1 : -1;
+		*holder = rc == 1 ? holder_of(fd, HOSTLOCK_HOLD_BYTE(c), 1) : 0;
+		*cpu = c;
+		/* Inside a hold, a meter takes its turn; a holder holds nothing more. */
+		if (rc == 1 && *holder > 0 && hostlock_inside(*holder))
+			rc = 0;
+		for (int k = i + 1; rc != 0 && k < n; k++)
+			took_hold[k] = 0;
 	}
-	return rc;
+	for (; rc == 0 && metered < n; metered++) {
+		int c = set_cpu(set, metered);
+
+		if (set_byte(fd, F_WRLCK, HOSTLOCK_METER_BYTE(c), 1) == 0)
+			continue;
+		rc = errno == EACCES || errno == EAGAIN ? 1 : -1;
+		*holder = rc == 1 ? holder_of(fd, HOSTLOCK_METER_BYTE(c), 1) : 0;
+		*cpu = c;
+	}
+	/* A holder starts once no meter is running, even inside another hold. */
+	if (rc == 0 && !meter)
+		let_go(fd, HOSTLOCK_METER_BYTE(0), set, n);
+	if (rc == 0)
+		return 0;
+	/* Not all of it: let go of what this try took, so that two waiting cannot hold each other up. */
+	saved = errno;
+	let_go(fd, HOSTLOCK_METER_BYTE(0), set, rc == 1 ? metered - 1 : metered);
+	for (int k = 0; k < n; k++)
+		if (took_hold[k])
+			set_byte(fd, F_UNLCK, HOSTLOCK_HOLD_BYTE(set_cpu(set, k)), 1);
+	if (rc == 1)
+		return 1;
+	snprintf(err, errlen, "locking %s: %s", path, strerror(saved));
+	return -1;
 }
 
-/* Who holds it: "pid N (name, user U)". */
-static void describe(pid_t pid, char *what, size_t size)
+/* The CPUs whose hold or meter byte pid holds, "0-1" or "3", into out. */
+static const char *cpus_held_by(int fd, pid_t pid, char *out, size_t len)
 {
-	char name[64], user[64];
+	static int cpus[CPU_SETSIZE];
+	int n = 0;
+
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (holder_of(fd, HOSTLOCK_HOLD_BYTE(c), 1) == pid ||
+		    holder_of(fd, HOSTLOCK_METER_BYTE(c), 1) == pid)
+			cpus[n++] = c;
+	return cpu_list_text(cpus, n, out, len);
+}
+
+/* Who holds it, and which CPUs: "pid N (name, user U) holds PATH for CPUs 0-1". */
+static void describe(int fd, pid_t pid, const char *path, char *what, size_t size)
+{
+	char name[64], user[64], cpus[128];
 
 	process_name(pid, name, sizeof(name));
 	process_user(pid, user, sizeof(user));
-	snprintf(what, size, "pid %d (%s, user %s)", (int)pid, name, user);
+	cpus_held_by(fd, pid, cpus, sizeof(cpus));
+	snprintf(what, size, "pid %d (%s, user %s) holds %s for CPU%s %s", (int)pid, name, user, path,
+		 strpbrk(cpus, ",-") ? "s" : "", cpus[0] ? cpus : "?");
 }
 
-int hostlock_wait_for(const char *path, int meter, int *lock_fd, long wait_secs, FILE *say,
-		      long say_every_ms, char *err, size_t errlen)
+int hostlock_wait_for(const char *path, int meter, const int *cpus, int n_cpus, int *lock_fd,
+		      long wait_secs, FILE *say, long say_every_ms, char *err, size_t errlen)
 {
-	char what[160];
+	char what[400];
 	pid_t holder = 0, said = -1;
 	uint64_t start = timing_now_ns(), now = start, next_say = 0;
 	uint64_t deadline = start + (uint64_t)wait_secs * NSEC_PER_SEC;
-	int fd = open_lock(path, err, errlen), rc;
+	struct lock_set set = { .cpus = cpus, .n = n_cpus };
+	int fd = open_lock(path, err, errlen), rc, cpu = 0;
 
 	if (fd < 0)
 		return -1;
-	while ((rc = try_lock(fd, meter, &holder, path, err, errlen)) == 1 && now < deadline) {
+	while ((rc = try_lock(fd, meter, &set, &holder, &cpu, path, err, errlen)) == 1 &&
+	       now < deadline) {
 		if (say && holder != said) {
-			describe(holder, what, sizeof(what));
-			fprintf(say, "%s: waiting for the host's meter: %s holds %s (at most %ld s in "
-				"all; ZC_METER_WAIT sets it, 0 to not wait)\n", program_invocation_short_name,
-				what, path, wait_secs);
+			describe(fd, holder, path, what, sizeof(what));
+			fprintf(say, "%s: waiting for the host's meter: %s (at most %ld s in all; "
+				"ZC_METER_WAIT sets it, 0 to not wait)\n", program_invocation_short_name,
+				what, wait_secs);
 			said = holder;
 			next_say = now + (uint64_t)say_every_ms * 1000000ULL;
 		} else if (say && now >= next_say) {
-			fprintf(say, "%s: still waiting for the host's meter: %.0f s of at most %ld; %s "
-				"holds it\n", program_invocation_short_name,
-				(double)(now - start) / NSEC_PER_SEC, wait_secs, what);
+			fprintf(say, "%s: still waiting for the host's meter: %.0f s of at most %ld; %s\n",
+				program_invocation_short_name, (double)(now - start) / NSEC_PER_SEC,
+				wait_secs, what);
 			next_say = now + (uint64_t)say_every_ms * 1000000ULL;
 		}
 		poll(NULL, 0, HOSTLOCK_POLL_MS);
@@ -327,27 +398,32 @@ int hostlock_wait_for(const char *path, int meter, int *lock_fd, long wait_secs,
 		*lock_fd = fd;
 		return 0;
 	}
-	close(fd);
-	if (rc < 0)
+	if (rc < 0) {
+		close(fd);
 		return -1;
-	describe(holder, what, sizeof(what));
+	}
+	describe(fd, holder, path, what, sizeof(what));
+	close(fd);
 	snprintf(err, errlen,
-		 "another meter is running on this host: %s holds %s; two meters count "
-		 "each other's soakers, and both would be wrong", what, path);
+		 "another meter is running on this host: %s; two meters count each other's "
+		 "soakers, and both would be wrong", what);
 	if (wait_secs > 0)
 		snprintf(err + strlen(err), errlen - strlen(err), " (waited %ld s for it: ZC_METER_WAIT)",
 			 wait_secs);
 	return -1;
 }
 
-int hostlock_take(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen)
+int hostlock_take(const char *path, const int *cpus, int n_cpus, int *lock_fd, long wait_secs,
+		  FILE *say, char *err, size_t errlen)
 {
-	return hostlock_wait_for(path, 1, lock_fd, wait_secs, say, HOSTLOCK_SAY_EVERY_MS, err, errlen);
+	return hostlock_wait_for(path, 1, cpus, n_cpus, lock_fd, wait_secs, say,
+				 HOSTLOCK_SAY_EVERY_MS, err, errlen);
 }
 
 int hostlock_hold(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen)
 {
-	return hostlock_wait_for(path, 0, lock_fd, wait_secs, say, HOSTLOCK_SAY_EVERY_MS, err, errlen);
+	return hostlock_wait_for(path, 0, NULL, 0, lock_fd, wait_secs, say, HOSTLOCK_SAY_EVERY_MS,
+				 err, errlen);
 }
 
 long hostlock_wait_secs(char *err, size_t errlen)

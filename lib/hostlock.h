@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sched.h>
 #include <sys/types.h>
 
 /*
@@ -17,15 +18,18 @@
 #define SOAK_LOCK_FILE "/tmp/zc-meter.lock"
 
 /*
- * The lock's two bytes. A meter (its soakers running) locks HOSTLOCK_METER,
- * and HOSTLOCK_HOLD as well unless it runs inside the hold of the process
- * that holds that (hostlock_inside): a holder (cyclesoak -H, which
- * zc-matrix and make check run) keeps every other meter on the host
- * waiting, while the meters run inside it take their turns. A lock of the
- * whole file (an older zc) stands in the way of both.
+ * The lock's bytes: a CPU's hold byte and its meter byte. A meter (its
+ * soakers running) locks the meter byte of each CPU it soaks, and its hold
+ * byte as well unless it runs inside the hold of the process that holds
+ * that (hostlock_inside): a holder (cyclesoak -H, which zc-matrix and make
+ * check run) locks every CPU's hold byte and keeps every other meter on
+ * the host waiting, while the meters run inside it take their turns.
+ * Meters whose CPUs do not overlap run at once (-U); one that overlaps
+ * waits. Bytes 0 and 1 were the whole host's before; a lock of the whole
+ * file (an older zc) stands in the way of all.
  */
-#define HOSTLOCK_HOLD 0
-#define HOSTLOCK_METER 1
+#define HOSTLOCK_HOLD_BYTE(cpu) (2 + (off_t)(cpu))
+#define HOSTLOCK_METER_BYTE(cpu) (2 + (off_t)CPU_SETSIZE + (off_t)(cpu))
 
 /* How long a meter waits for the host's meter by default (ZC_METER_WAIT), and at most. */
 #define HOSTLOCK_DEFAULT_WAIT_SECS 600
@@ -36,25 +40,28 @@
 
 /*
  * Open the lock file at path and lock it for good (the kernel drops the lock
- * when the process dies), as a meter (hostlock_take) or a holder
+ * when the process dies), as a meter of the n_cpus CPUs cpus[] (cpus NULL:
+ * every CPU the host has) (hostlock_take) or a holder of the whole host
  * (hostlock_hold): 0 with *lock_fd open. Held by another, it tries again
  * every HOSTLOCK_POLL_MS for wait_secs in all, saying on say (unless NULL)
- * who holds it, once for each holder, that it is still waiting every
- * HOSTLOCK_SAY_EVERY_MS, and how long it waited once it has the lock; then -1 with a line in err (errlen
- * bytes) that names the process and user that hold it, and the wait. Or -1
- * with what is wrong with the file and whose it is. The file is made
- * readable and writable by all, whatever the umask, so that every user's
- * meters share it; one that exists is opened without O_CREAT, which
+ * who holds it and for which CPUs, once for each holder, that it is still
+ * waiting every HOSTLOCK_SAY_EVERY_MS, and how long it waited once it has
+ * the lock; then -1 with a line in err (errlen bytes) that names the
+ * process and user that hold it, its CPUs, and the wait. Or -1 with what is
+ * wrong with the file and whose it is. The file is made readable and
+ * writable by all, whatever the umask, so that every user's meters share
+ * it; one that exists is opened without O_CREAT, which
  * fs.protected_regular would refuse in /tmp for a file of another user's. A
  * symbolic link or anything but a regular file there is refused
  * (O_NOFOLLOW, then fstat), never followed: where fs.protected_symlinks is
  * 0, root would otherwise lock whatever another user's link names.
  */
-int hostlock_take(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen);
+int hostlock_take(const char *path, const int *cpus, int n_cpus, int *lock_fd, long wait_secs,
+		  FILE *say, char *err, size_t errlen);
 int hostlock_hold(const char *path, int *lock_fd, long wait_secs, FILE *say, char *err, size_t errlen);
 /* Either (meter 1 or 0), saying it still waits every say_every_ms. */
-int hostlock_wait_for(const char *path, int meter, int *lock_fd, long wait_secs, FILE *say,
-		      long say_every_ms, char *err, size_t errlen);
+int hostlock_wait_for(const char *path, int meter, const int *cpus, int n_cpus, int *lock_fd,
+		      long wait_secs, FILE *say, long say_every_ms, char *err, size_t errlen);
 
 /* ZC_METER_WAIT: the seconds a meter waits, HOSTLOCK_DEFAULT_WAIT_SECS if unset; -1 with err if bad. */
 long hostlock_wait_secs(char *err, size_t errlen);

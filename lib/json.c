@@ -179,3 +179,11 @@ void json_host(struct json *j)
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	json_string(j, "time", when[0] ? when : NULL);
 }
+
+void json_pct(struct json *j, const char *key, double share, int decimals)
+{
+	if (isnan(share))
+		json_null(j, key);
+	else
+		json_double(j, key, share * 100, decimals);
+}

@@ -37,6 +37,8 @@ void json_bool(struct json *j, const char *key, int value);
 void json_null(struct json *j, const char *key);
 /* num / den with that many decimals, or null where den is 0 (bytes a packet, a call, a read). */
 void json_ratio(struct json *j, const char *key, uint64_t num, uint64_t den, int decimals);
+/* A share (0.25) as a percent (25.0) to decimals places; null where it is NAN. */
+void json_pct(struct json *j, const char *key, double share, int decimals);
 
 /* The host's name and kernel release, and the time now (UTC, ISO 8601), for every object. */
 void json_host(struct json *j);

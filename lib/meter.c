@@ -25,17 +25,23 @@ static void debug_per_cpu(const struct meter *m, const char *window, const struc
 			soak_cpu_share_one(a, b, i) * 100, soak_idle_rate_one(a, b, i));
 }
 
-int meter_start(struct meter *m, int n_cpus, int debug)
+int meter_start(struct meter *m, int n_cpus, const struct cpu_list *set, int debug)
 {
-	int rc = soak_open(&m->soak, n_cpus, debug);
+	int rc = soak_open(&m->soak, n_cpus, set, debug);
 
 	m->debug = debug;
+	m->cpu = NULL;
 	if (rc < 0)
 		return rc;
-	if (counts_read(SOAK_COUNTS_FILE, m->soak.n_cpus, &m->ref.calibration, m->soak.err,
-			sizeof(m->soak.err)) < 0 ||
+	if (counts_read(SOAK_COUNTS_FILE, m->soak.cpus, m->soak.n_cpus, &m->ref.calibration,
+			m->soak.err, sizeof(m->soak.err)) < 0 ||
 	    soak_start(&m->soak) < 0)
 		return -1;
+	m->cpu = calloc(m->soak.n_cpus, sizeof(*m->cpu));
+	if (!m->cpu) {
+		snprintf(m->soak.err, sizeof(m->soak.err), "allocating the meter: %s", strerror(errno));
+		return -1;
+	}
 	for (int i = 0; i < 3; i++)
 		if (soak_sample_init(&m->soak, &m->at[i]) < 0) {
 			snprintf(m->soak.err, sizeof(m->soak.err), "allocating samples: %s",
@@ -45,12 +51,22 @@ int meter_start(struct meter *m, int n_cpus, int debug)
 	return 0;
 }
 
-void meter_start_or_exit(struct meter *m, int n_cpus, int debug)
+/* -N or -U past the CPUs this process may run on: their usage error. */
+static void too_many_cpus(int n_cpus, const struct cpu_list *set, const char *why)
 {
-	int rc = meter_start(m, n_cpus, debug);
+	char text[256];
+
+	if (set && set->n)
+		opt_failx("-U %s: %s", cpu_list_text(set->cpu, set->n, text, sizeof(text)), why);
+	opt_failx("-N %d: %s", n_cpus, why);
+}
+
+void meter_start_or_exit(struct meter *m, int n_cpus, const struct cpu_list *set, int debug)
+{
+	int rc = meter_start(m, n_cpus, set, debug);
 
 	if (rc == SOAK_TOO_MANY_CPUS)
-		opt_failx("-N %d: %s", n_cpus, m->soak.err);
+		too_many_cpus(n_cpus, set, m->soak.err);
 	if (rc < 0)
 		meter_die(m);
 }
@@ -87,6 +103,8 @@ void meter_close(struct meter *m)
 {
 	for (int i = 0; i < 3; i++)
 		soak_sample_free(&m->at[i]);
+	free(m->cpu);
+	m->cpu = NULL;
 	soak_close(&m->soak);
 }
 
@@ -239,6 +257,17 @@ void meter_between(const struct meter *m, const struct soak_sample *a, const str
 	soak_figures(&m->ref, a, b, m->soak.n_cpus, bytes, f);
 }
 
+void meter_between_loads(const struct meter *m, const struct soak_sample *a,
+			 const struct soak_sample *b, double *loads)
+{
+	soak_cpu_loads(&m->ref, a, b, m->soak.n_cpus, loads);
+}
+
+const int *meter_cpu_list(const struct meter *m)
+{
+	return m ? m->soak.cpus : NULL;
+}
+
 void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_figures *f)
 {
 	const struct soak_sample *a = &m->at[METER_FIRST_BYTE];
@@ -249,6 +278,8 @@ void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_f
 	if (m->debug > 1)
 		debug_per_cpu(m, "transfer", a, b);
 	soak_figures(&m->ref, a, b, m->soak.n_cpus, bytes, f);
+	if (m->cpu)
+		soak_cpu_figures(&m->ref, a, b, m->soak.cpus, m->soak.n_cpus, m->cpu);
 	if (m->debug)
 		fprintf(stderr, "%s: the load, %.1f%%: the soakers lost %.1f%% of their CPUs' time, "
 				"and %.1f%% more to a slowdown while they held them\n",
@@ -267,6 +298,85 @@ void meter_print(FILE *out, const struct soak_figures *f)
 		fprintf(out, ", kernel unknown");
 	else
 		fprintf(out, ", kernel %.1f%%", f->kernel * 100);
+}
+
+/* The kernel's categories of a CPU, "system 52%, softirq 41%, user 3%": the largest first, 1% and more. */
+static void print_categories(FILE *out, const struct soak_cpu_figures *c)
+{
+	const char *name[] = { "user", "system", "irq", "softirq", "steal" };
+	double v[] = { c->user, c->system, c->irq, c->softirq, c->steal };
+	int done[5] = { 0 }, said = 0;
+
+	if (isnan(c->system)) {
+		fprintf(out, "unknown");
+		return;
+	}
+	for (;;) {
+		int best = -1;
+
+		for (int k = 0; k < 5; k++)
+			if (!done[k] && (best < 0 || v[k] > v[best]))
+				best = k;
+		if (best < 0 || (said && v[best] < 0.005))
+			break;
+		done[best] = 1;
+		fprintf(out, "%s%s %.0f%%", said++ ? ", " : "", name[best], v[best] * 100);
+	}
+}
+
+void meter_cpus_print(FILE *out, const struct soak_cpu_figures *cpu, int n_cpus,
+		      const struct soak_figures *f)
+{
+	int b = soak_busiest(cpu, n_cpus);
+
+	fprintf(out, "busiest CPU %d: load %.1f%% (kernel: ", cpu[b].cpu, cpu[b].load * 100);
+	print_categories(out, &cpu[b]);
+	fprintf(out, ")\n");
+	if (f->steal > METER_STEAL_FLAG)
+		fprintf(out, "steal: a hypervisor took %.1f%% of the metered CPUs' time (more than "
+			"%.0f%%): it ran no task of this host's, and the load counts it\n",
+			f->steal * 100, METER_STEAL_FLAG * 100);
+}
+
+void meter_cpus_json(struct json *j, const struct soak_cpu_figures *cpu, int n_cpus)
+{
+	int b = soak_busiest(cpu, n_cpus);
+
+	json_array(j, "cpus");
+	for (int i = 0; i < n_cpus; i++) {
+		const struct soak_cpu_figures *c = &cpu[i];
+
+		json_object(j, NULL);
+		json_int(j, "cpu", c->cpu);
+		json_pct(j, "load", c->load, 1);
+		json_pct(j, "user", c->user, 1);
+		json_pct(j, "system", c->system, 1);
+		json_pct(j, "irq", c->irq, 1);
+		json_pct(j, "softirq", c->softirq, 1);
+		json_pct(j, "steal", c->steal, 1);
+		json_close(j);
+	}
+	json_close(j);
+	json_object(j, "busiest");
+	json_int(j, "cpu", cpu[b].cpu);
+	json_pct(j, "load", cpu[b].load, 1);
+	json_close(j);
+}
+
+void meter_print_cpus(FILE *out, const struct meter *m, const struct soak_figures *f)
+{
+	if (m->cpu)
+		meter_cpus_print(out, m->cpu, m->soak.n_cpus, f);
+}
+
+void meter_json_cpus(struct json *j, const struct meter *m, const struct soak_figures *f)
+{
+	if (!f || !m || !m->cpu) {
+		json_null(j, "cpus");
+		json_null(j, "busiest");
+		return;
+	}
+	meter_cpus_json(j, m->cpu, m->soak.n_cpus);
 }
 
 void meter_json(struct json *j, const struct meter *m, const struct soak_figures *f, int shared)
@@ -292,6 +402,8 @@ void meter_json(struct json *j, const struct meter *m, const struct soak_figures
 	json_string(j, "note", m->note[0] ? m->note : NULL);
 	if (shared >= 0)
 		json_bool(j, "shared", shared);
+	json_pct(j, "steal_pct", f->steal, 1);
+	json_bool(j, "steal_flagged", f->steal > METER_STEAL_FLAG);
 	json_close(j);
 }
 
@@ -301,6 +413,10 @@ void meter_check_options(const char *given, int measure_cpu, int calibrate_only,
 		opt_failx("-T needs -c or -C (it sets how long the meter takes its idle reference)");
 	if (n_cpus && !measure_cpu && !calibrate_only)
 		opt_failx("-N needs -c or -C (it sets how many CPUs the meter soaks)");
+	if (strchr(given, 'U') && !measure_cpu && !calibrate_only)
+		opt_failx("-U needs -c or -C (it sets which CPUs the meter soaks)");
+	if (strchr(given, 'U') && strchr(given, 'N'))
+		opt_failx("-N and -U both choose the CPUs the meter soaks: give one of them");
 }
 
 long meter_option_T(const char *arg, int calibrate_only, enum option_value tare)
@@ -311,22 +427,22 @@ long meter_option_T(const char *arg, int calibrate_only, enum option_value tare)
 int meter_calibrate_stray(const char *given)
 {
 	for (const char *o = given; *o; o++)
-		if (!strchr("CNTd", *o))
+		if (!strchr("CNTUd", *o))
 			return *o;
 	return 0;
 }
 
-int meter_calibrate(int n_cpus, long period_ms, int debug)
+int meter_calibrate(int n_cpus, const struct cpu_list *set, long period_ms, int debug)
 {
 	static volatile sig_atomic_t never;
 	struct soak soak;
-	int rc = soak_open(&soak, n_cpus, debug);
+	int rc = soak_open(&soak, n_cpus, set, debug);
 
 	if (rc == SOAK_TOO_MANY_CPUS)
-		opt_failx("-N %d: %s", n_cpus, soak.err);
+		too_many_cpus(n_cpus, set, soak.err);
 	if (rc < 0)
 		errx(1, "%s", soak.err);
-	if (n_cpus == 0)
+	if (n_cpus == 0 && !(set && set->n))
 		soak_announce(&soak);
 	if (soak_calibrate(&soak, period_ms, &never) < 0)
 		errx(1, "%s", soak.err);

@@ -32,20 +32,25 @@ struct meter {
 	uint64_t tare_from_ns;		/* when it began (CLOCK_MONOTONIC) */
 	int debug;
 	char note[200];			/* what a load below 0 means, for after the summary */
+	struct soak_cpu_figures *cpu;	/* each CPU's, of the window meter_figures took */
 };
 
-/*
- * Open the soakers on n_cpus CPUs (0: all this process may run on), read the
- * calibration for them, and start them. 0, -1, or SOAK_TOO_MANY_CPUS.
- */
-int meter_start(struct meter *m, int n_cpus, int debug);
+/* A window whose steal passed this share of the metered CPUs' time is flagged. */
+#define METER_STEAL_FLAG 0.01
 
 /*
- * meter_start() for a program's -c: past the CPUs there are, -N's usage
- * error (exit 2); any other failure closes what was started and exits 1
- * with the reason.
+ * Open the soakers on n_cpus CPUs (0: all this process may run on), or on
+ * set's where it has any (-U), read the calibration for them, and start
+ * them. 0, -1, or SOAK_TOO_MANY_CPUS.
  */
-void meter_start_or_exit(struct meter *m, int n_cpus, int debug);
+int meter_start(struct meter *m, int n_cpus, const struct cpu_list *set, int debug);
+
+/*
+ * meter_start() for a program's -c: past the CPUs there are, -N's or -U's
+ * usage error (exit 2); any other failure closes what was started and exits
+ * 1 with the reason.
+ */
+void meter_start_or_exit(struct meter *m, int n_cpus, const struct cpu_list *set, int debug);
 
 /* Close what was started and exit 1 with the reason the meter failed. */
 void meter_die(struct meter *m) __attribute__((noreturn));
@@ -103,6 +108,10 @@ int meter_sample_init(const struct meter *m, struct soak_sample *s);
 int meter_take(struct meter *m, struct soak_sample *s);
 void meter_between(const struct meter *m, const struct soak_sample *a, const struct soak_sample *b,
 		   uint64_t bytes, struct soak_figures *f);
+/* The load on each of its CPUs between two samples, into loads[meter_cpus()]; and those CPUs. */
+void meter_between_loads(const struct meter *m, const struct soak_sample *a,
+			 const struct soak_sample *b, double *loads);
+const int *meter_cpu_list(const struct meter *m);
 
 /*
  * The figures of a transfer of `bytes` whose peer closed (confirmed) or not,
@@ -115,22 +124,43 @@ void meter_figures(struct meter *m, int confirmed, uint64_t bytes, struct soak_f
 void meter_print(FILE *out, const struct soak_figures *f);
 
 /*
+ * After the summary, the busiest CPU of the window meter_figures took, and
+ * what the kernel counted on it, largest first: "busiest CPU 1: load 97.8%
+ * (kernel: system 52%, softirq 41%, user 3%)"; and a line of the steal
+ * where it passed METER_STEAL_FLAG.
+ */
+void meter_print_cpus(FILE *out, const struct meter *m, const struct soak_figures *f);
+
+/*
+ * -J's "cpus", each metered CPU's cpu, load, user, system, irq, softirq and
+ * steal (percent of that CPU), and "busiest" {cpu, load}: null without
+ * figures (f NULL).
+ */
+void meter_json_cpus(struct json *j, const struct meter *m, const struct soak_figures *f);
+/* The same two of any n_cpus CPUs' figures (cyclesoak's period). */
+void meter_cpus_print(FILE *out, const struct soak_cpu_figures *cpu, int n_cpus,
+		      const struct soak_figures *f);
+void meter_cpus_json(struct json *j, const struct soak_cpu_figures *cpu, int n_cpus);
+
+/*
  * The figures as -J's "meter" object: cpus, tare_ms, seconds, load_pct,
  * demand_us_per_kb, kernel_pct, time_lost_pct, slowdown_pct and note; and
- * shared, unless it is below 0; null without figures (f NULL: no meter).
+ * shared, unless it is below 0; steal_pct and steal_flagged; null without
+ * figures (f NULL: no meter).
  */
 void meter_json(struct json *j, const struct meter *m, const struct soak_figures *f, int shared);
 
 /*
- * -C of zcc and zcs: calibrate on n_cpus (0: all) exactly as cyclesoak -C
- * does, into the same file, each period period_ms long (their -T, as
- * cyclesoak -m). Returns 0; exits 1 with the reason on failure.
+ * -C of zcc and zcs: calibrate on n_cpus (0: all) or set's (-U) exactly as
+ * cyclesoak -C does, into the same file, each period period_ms long (their
+ * -T, as cyclesoak -m). Returns 0; exits 1 with the reason on failure.
  */
-int meter_calibrate(int n_cpus, long period_ms, int debug);
+int meter_calibrate(int n_cpus, const struct cpu_list *set, long period_ms, int debug);
 
 /*
- * The meter's options, as zcc and zcs take them: -T and -N only with -c
- * or -C (given: the options given, see opt_given). A usage error if not.
+ * The meter's options, as zcc and zcs take them: -T, -N and -U only with
+ * -c or -C, and not -N with -U (given: the options given, see opt_given).
+ * A usage error if not.
  */
 void meter_check_options(const char *given, int measure_cpu, int calibrate_only, int n_cpus);
 
@@ -144,7 +174,7 @@ long meter_option_T(const char *arg, int calibrate_only, enum option_value tare)
 
 /*
  * -C calibrates and does nothing else: of the options given, the first that
- * means nothing to it (all but -C, -N, -T and -d), or 0.
+ * means nothing to it (all but -C, -N, -T, -U and -d), or 0.
  */
 int meter_calibrate_stray(const char *given);
 

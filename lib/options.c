@@ -36,3 +36,11 @@ long options_value(enum option_value v, int opt, const char *arg)
 
 	return l->size ? opt_size(opt, arg, l->min, l->max) : opt_long(opt, arg, l->min, l->max);
 }
+
+void options_cpu_list(int opt, const char *arg, struct cpu_list *l)
+{
+	const char *why;
+
+	if (cpu_list_parse(arg, l, &why) < 0)
+		opt_fail(opt, arg, why);
+}

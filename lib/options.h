@@ -2,6 +2,7 @@
 #ifndef ZC_OPTIONS_H
 #define ZC_OPTIONS_H
 
+#include "cpu.h"
 #include "turns.h"
 
 /*
@@ -47,5 +48,11 @@ long options_value(enum option_value v, int opt, const char *arg);
 #define OPTIONS_HELP_RCVBUF "  -i rcvbuf   SO_RCVBUF\n"
 #define OPTIONS_HELP_SNDBUF "  -o sndbuf   SO_SNDBUF\n"
 #define OPTIONS_HELP_SOAK_CPUS "  -N cpus     with -c or -C, soak this many CPUs (default all)\n"
+#define OPTIONS_HELP_SOAK_SET \
+	"  -U cpus     with -c or -C, soak these CPUs alone (1,3 or 2-5): the load is\n" \
+	"              their share, each other meter's CPUs its own\n"
+
+/* -U's list of CPUs (taskset -c's form) into l, or a usage error naming it. */
+void options_cpu_list(int opt, const char *arg, struct cpu_list *l);
 
 #endif

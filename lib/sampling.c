@@ -92,6 +92,10 @@ int soak_tare(struct soak *m, const struct soak_sample *a, const struct soak_sam
 	ref->idle_rate = soak_idle_rate(a, b, m->n_cpus);
 	ref->kernel = soak_kernel_load(a, b, m->n_cpus);
 	ref->cpu_share = soak_cpu_share(a, b, m->n_cpus);
+	for (int i = 0; i < m->n_cpus; i++) {
+		ref->cpu_rate[i] = soak_rate_one(a, b, i);
+		ref->cpu_idle_rate[i] = soak_idle_rate_one(a, b, i);
+	}
 	return 0;
 }
 
@@ -110,6 +114,7 @@ void soak_figures(const struct soak_reference *ref, const struct soak_sample *a,
 		f->load = soak_load(rate, ref->calibration.per_sec);
 	}
 	f->slowdown = f->load - f->time_lost;
+	f->steal = soak_steal(a, b, n_cpus);
 	f->ns = b->ns - a->ns;
 	f->demand_us_per_kb = bytes ? f->load * n_cpus * (f->ns / 1000.0) / (bytes / 1024.0) : 0;
 }
@@ -129,6 +134,85 @@ double soak_kernel_load(const struct soak_sample *a, const struct soak_sample *b
 	for (int i = 0; i < n_cpus; i++)
 		busy -= (double)(b->cpu_ns[i] - a->cpu_ns[i]);
 	return busy / all;
+}
+
+/* A share of a CPU's window by the kernel's count; NAN where there is none. */
+static double share_of(uint64_t a_ns, uint64_t b_ns, double all)
+{
+	return all > 0 ? ((double)b_ns - (double)a_ns) / all : NAN;
+}
+
+/* CPU i's load over a..b: against the tare's rate on it, or without a tare its calibration. */
+static double cpu_load(const struct soak_reference *ref, const struct soak_sample *a,
+		       const struct soak_sample *b, int i)
+{
+	double rate = soak_rate_one(a, b, i);
+
+	if (!ref->tared)
+		return soak_load(rate, ref->calibration.cpu_per_sec[i]);
+	return ref->cpu_idle_rate[i] > 0 ? (ref->cpu_rate[i] - rate) / ref->cpu_idle_rate[i] : NAN;
+}
+
+void soak_cpu_loads(const struct soak_reference *ref, const struct soak_sample *a,
+		    const struct soak_sample *b, int n_cpus, double *loads)
+{
+	for (int i = 0; i < n_cpus; i++)
+		loads[i] = cpu_load(ref, a, b, i);
+}
+
+void soak_cpu_figures(const struct soak_reference *ref, const struct soak_sample *a,
+		      const struct soak_sample *b, const int *cpus, int n_cpus,
+		      struct soak_cpu_figures *out)
+{
+	for (int i = 0; i < n_cpus; i++) {
+		const struct procstat_cpu *x = a->stat ? &a->stat[i] : NULL;
+		const struct procstat_cpu *y = b->stat ? &b->stat[i] : NULL;
+		double all = NAN;
+		struct soak_cpu_figures *f = &out[i];
+
+		f->cpu = cpus[i];
+		f->load = cpu_load(ref, a, b, i);
+		if (x && y && procstat_all(x) && procstat_all(y))
+			all = (double)procstat_all(y) - (double)procstat_all(x);
+		if (!(all > 0)) {
+			f->user = f->system = f->irq = f->softirq = f->steal = NAN;
+			continue;
+		}
+		/*
+		 * The soaker's own time is in user (SCHED_IDLE at nice 0), but exact
+		 * where the ticks are sampled, and with the softirqs it ran under
+		 * charged to it: taken out, what is left may read below 0; it is 0.
+		 */
+		f->user = fmax(0, ((double)(y->user + y->nice) - (double)(x->user + x->nice) -
+				   (double)(b->cpu_ns[i] - a->cpu_ns[i])) / all);
+		f->system = share_of(x->system, y->system, all);
+		f->irq = share_of(x->irq, y->irq, all);
+		f->softirq = share_of(x->softirq, y->softirq, all);
+		f->steal = share_of(x->steal, y->steal, all);
+	}
+}
+
+int soak_busiest(const struct soak_cpu_figures *f, int n_cpus)
+{
+	int best = 0;
+
+	for (int i = 1; i < n_cpus; i++)
+		if (f[i].load > f[best].load || (isnan(f[best].load) && !isnan(f[i].load)))
+			best = i;
+	return best;
+}
+
+double soak_steal(const struct soak_sample *a, const struct soak_sample *b, int n_cpus)
+{
+	double steal = 0, all = 0;
+
+	if (!a->stat || !b->stat || a->stat_all_ns == 0 || b->stat_all_ns == 0)
+		return NAN;
+	for (int i = 0; i < n_cpus; i++) {
+		steal += (double)b->stat[i].steal - (double)a->stat[i].steal;
+		all += (double)procstat_all(&b->stat[i]) - (double)procstat_all(&a->stat[i]);
+	}
+	return all > 0 ? steal / all : NAN;
 }
 
 double soak_load(double measured_per_sec, double reference_per_sec)
@@ -218,6 +302,7 @@ struct calibration {
 	int n_cpus;
 	int periods;
 	double rates[SOAK_CALIBRATION_PERIODS];
+	double *cpu_rates;	/* n_cpus x SOAK_CALIBRATION_PERIODS: each CPU's own */
 	double min_share;
 };
 
@@ -230,11 +315,20 @@ static int calibration_period(void *arg, const struct soak_sample *a, const stru
 	printf("calibrating: %.0f loops/sec\n", rate);
 	if (kept >= 0) {
 		c->rates[kept] = rate;
-		for (int i = 0; i < c->n_cpus; i++)
+		for (int i = 0; i < c->n_cpus; i++) {
+			c->cpu_rates[i * SOAK_CALIBRATION_PERIODS + kept] = soak_idle_rate_one(a, b, i);
 			if (soak_cpu_share_one(a, b, i) < c->min_share)
 				c->min_share = soak_cpu_share_one(a, b, i);
+		}
 	}
 	return ++c->periods == SOAK_WARMUP_PERIODS + SOAK_CALIBRATION_PERIODS;
+}
+
+/* The median of v[0..SOAK_CALIBRATION_PERIODS), which it sorts. */
+static double median_of_periods(double *v)
+{
+	qsort(v, SOAK_CALIBRATION_PERIODS, sizeof(*v), compare_doubles);
+	return v[SOAK_CALIBRATION_PERIODS / 2];
 }
 
 /*
@@ -245,20 +339,29 @@ static int calibration_period(void *arg, const struct soak_sample *a, const stru
  */
 int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *stop)
 {
+	static struct soak_counts counts, old;
+	static int cpus[CPU_SETSIZE];
 	struct calibration c;
-	struct soak_counts counts, old;
-	char why[256];
+	double *cpu_rates;
+	char why[400];
 	int rc;
 
 	if (counts_check_writable(SOAK_COUNTS_FILE) < 0) {
 		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE, strerror(errno));
 		return -1;
 	}
-	if (soak_start(m) < 0)
+	cpu_rates = calloc((size_t)m->n_cpus * SOAK_CALIBRATION_PERIODS, sizeof(*cpu_rates));
+	if (!cpu_rates) {
+		snprintf(m->err, sizeof(m->err), "allocating the calibration: %s", strerror(errno));
 		return -1;
+	}
+	if (soak_start(m) < 0) {
+		free(cpu_rates);
+		return -1;
+	}
 	/* Another task that took a soaker's CPU for a while: the calibration is made again. */
 	for (int try = 1;; try++) {
-		c = (struct calibration){ .n_cpus = m->n_cpus, .min_share = 1 };
+		c = (struct calibration){ .n_cpus = m->n_cpus, .min_share = 1, .cpu_rates = cpu_rates };
 		rc = soak_every(m, period_ms, stop, calibration_period, &c);
 		if (rc < 0 || *stop || c.min_share >= SOAK_IDLE_SHARE_REFUSE ||
 		    try == SOAK_CALIBRATION_TRIES)
@@ -267,13 +370,17 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 				"running): calibrating again (%d of %d)\n", program_invocation_short_name,
 			c.min_share * 100, try + 1, SOAK_CALIBRATION_TRIES);
 	}
+	if (rc == 0 && !*stop)
+		for (int i = 0; i < m->n_cpus; i++)
+			counts.cpu_per_sec[i] = median_of_periods(cpu_rates + i * SOAK_CALIBRATION_PERIODS);
+	free(cpu_rates);
+	memcpy(cpus, m->cpus, m->n_cpus * sizeof(*cpus));
 	soak_close(m);
 	if (rc < 0)
 		return -1;
 	if (*stop)
 		return 1;
-	qsort(c.rates, SOAK_CALIBRATION_PERIODS, sizeof(c.rates[0]), compare_doubles);
-	counts.per_sec = c.rates[SOAK_CALIBRATION_PERIODS / 2];
+	counts.per_sec = median_of_periods(c.rates);
 	counts.spread = (c.rates[SOAK_CALIBRATION_PERIODS - 1] - c.rates[0]) / counts.per_sec;
 	if (counts.spread > SOAK_SPREAD_WARN)
 		fprintf(stderr, "%s: warning: the calibration samples spread by %.1f%% (more than "
@@ -294,7 +401,8 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 	 * A calibration well below the one it would replace was made on a busier
 	 * (or slower) host: every later load would read high against it.
 	 */
-	if (counts_read(SOAK_COUNTS_FILE, m->n_cpus, &old, why, sizeof(why)) == 0 && old.per_sec > 0) {
+	if (counts_read(SOAK_COUNTS_FILE, cpus, m->n_cpus, &old, why, sizeof(why)) == 0 &&
+	    old.per_sec > 0) {
 		double change = counts.per_sec / old.per_sec - 1;
 
 		if (change < -SOAK_REPLACE_DROP) {
@@ -311,7 +419,7 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 				program_invocation_short_name, counts.per_sec, change * 100,
 				SOAK_COUNTS_FILE, old.per_sec);
 	}
-	if (counts_write(SOAK_COUNTS_FILE, &counts, m->n_cpus) < 0) {
+	if (counts_write(SOAK_COUNTS_FILE, &counts, cpus, m->n_cpus) < 0) {
 		snprintf(m->err, sizeof(m->err), "writing %s: %s", SOAK_COUNTS_FILE,
 			 strerror(errno));
 		return -1;

@@ -35,6 +35,8 @@ struct soak_reference {
 	double idle_rate;	/* and the rate they would have had with all their CPUs */
 	double kernel;		/* /proc/stat's busy share in the tare */
 	double cpu_share;	/* the soakers' mean share of their CPUs in the tare */
+	/* The tare's, each soaker's: its rate, and its rate with all of its CPU. */
+	double cpu_rate[CPU_SETSIZE], cpu_idle_rate[CPU_SETSIZE];
 };
 
 /*
@@ -58,8 +60,34 @@ struct soak_figures {
 	double time_lost;	/* the soakers' share of CPU time lost, against the reference's */
 	double slowdown;	/* load - time_lost */
 	double demand_us_per_kb;	/* CPU microseconds per KiB sent: load x CPUs x time */
+	double steal;		/* the share of the CPUs' time a hypervisor took; NAN if unknown */
 	uint64_t ns;		/* the window's length */
 };
+
+/*
+ * What a window says of each soaked CPU: the load the transfer added to it
+ * (as the whole's: against the tare's rate on it, or its calibration), and
+ * what the kernel counted on it over the window, shares of its time; NAN
+ * if /proc/stat was not read. user is the tasks' (user and nice) less the
+ * soaker's own time, 0 at least.
+ */
+struct soak_cpu_figures {
+	int cpu;
+	double load;
+	double user, system, irq, softirq, steal;
+};
+
+/* The load on each of the n_cpus CPUs over a..b, as soak_cpu_figures gives it, into loads[]. */
+void soak_cpu_loads(const struct soak_reference *ref, const struct soak_sample *a,
+		    const struct soak_sample *b, int n_cpus, double *loads);
+/* The figures of each of the n_cpus CPUs cpus[] over a..b, into out[]. */
+void soak_cpu_figures(const struct soak_reference *ref, const struct soak_sample *a,
+		      const struct soak_sample *b, const int *cpus, int n_cpus,
+		      struct soak_cpu_figures *out);
+/* The busiest of them: the index of the highest load (the first of equals). */
+int soak_busiest(const struct soak_cpu_figures *f, int n_cpus);
+/* The share of the soaked CPUs' time over a..b a hypervisor took (steal); NAN if unknown. */
+double soak_steal(const struct soak_sample *a, const struct soak_sample *b, int n_cpus);
 
 /*
  * The figures of a transfer of `bytes` over the window a..b: with a tare,

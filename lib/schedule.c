@@ -18,7 +18,8 @@ void schedule_init(struct schedule *s, unsigned n_arms, long slot_ms, struct met
 	s->cycle = UINT32_MAX;
 	s->seed = (unsigned)timing_now_ns() ^ (unsigned)getpid();
 	s->meter = m;
-	if (m && (meter_sample_init(m, &s->a) < 0 || meter_sample_init(m, &s->b) < 0))
+	if (m && (meter_sample_init(m, &s->a) < 0 || meter_sample_init(m, &s->b) < 0 ||
+		  !(s->loads = calloc(meter_cpus(m), sizeof(*s->loads)))))
 		err(1, "the meter's samples");
 }
 
@@ -84,10 +85,15 @@ int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns *t, stru
 	}
 	sample(s, &s->b);
 	*sl = (struct turns_slot){ .arm = s->cur, .cycle = s->cycle, .at = t->n_slots, .bytes = bytes };
-	if (schedule_metered(s))
+	if (schedule_metered(s)) {
 		meter_between(s->meter, &s->a, &s->b, bytes, &sl->fig);
-	else
+		meter_between_loads(s->meter, &s->a, &s->b, s->loads);
+		sl->cpu_load = s->loads;
+		if (!t->n_slots && !t->n_cpu)
+			turns_set_cpus(t, meter_cpu_list(s->meter), meter_cpus(s->meter));
+	} else {
 		t->n_cpus = 0;
+	}
 	sl->fig.ns = s->b.ns - s->a.ns;
 	return 1;
 }
@@ -103,5 +109,7 @@ void schedule_free(struct schedule *s)
 		soak_sample_free(&s->a);
 		soak_sample_free(&s->b);
 	}
+	free(s->loads);
+	s->loads = NULL;
 	s->meter = NULL;
 }

@@ -38,6 +38,7 @@ struct schedule {
 	struct meter *meter;		/* NULL: the time alone */
 	int spoiled;			/* a sample failed: no load figures from then on */
 	struct soak_sample a, b;	/* the guard's end, the slot's end */
+	double *loads;			/* the slot's load on each of the meter's CPUs */
 	uint64_t cost_ns;		/* the CPU time the samples took this thread */
 };
 
@@ -53,7 +54,8 @@ unsigned schedule_next(struct schedule *s, uint64_t now);
 void schedule_guard_ends(struct schedule *s);
 /*
  * The slot ended, bytes moved since its guard's end: its figures into sl
- * (arm, cycle, bytes, fig, and its place in t, whose slot it is to be) and
+ * (arm, cycle, bytes, fig, its load on each CPU, and its place in t, whose
+ * slot it is to be; t given the meter's CPUs with the first slot) and
  * 1, t's meter dropped (n_cpus 0) once a sample failed; or 0 where its
  * guard had not ended (a short slot, counted).
  */

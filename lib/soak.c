@@ -165,8 +165,9 @@ static void __attribute__((noreturn)) group_main(struct soak *m, pid_t meter)
 	_exit(0);
 }
 
-int soak_open(struct soak *m, int n_cpus, int debug)
+int soak_open(struct soak *m, int n_cpus, const struct cpu_list *set, int debug)
 {
+	char allowed[256];
 	int n;
 
 	*m = (struct soak){ .debug = debug, .lock_fd = -1 };
@@ -186,6 +187,22 @@ int soak_open(struct soak *m, int n_cpus, int debug)
 		return SOAK_TOO_MANY_CPUS;
 	}
 	m->n_cpus = n_cpus ? n_cpus : n;
+	if (!set || !set->n)
+		return 0;
+	/* -U: those CPUs, each one this process may run on. */
+	for (int i = 0; i < set->n; i++) {
+		int k = 0;
+
+		while (k < n && m->cpus[k] != set->cpu[i])
+			k++;
+		if (k == n) {
+			snprintf(m->err, sizeof(m->err), "CPU %d is not one this process may run on (%s)",
+				 set->cpu[i], cpu_list_text(m->cpus, n, allowed, sizeof(allowed)));
+			return SOAK_TOO_MANY_CPUS;
+		}
+	}
+	memcpy(m->cpus, set->cpu, set->n * sizeof(*m->cpus));
+	m->n_cpus = set->n;
 	return 0;
 }
 
@@ -246,7 +263,8 @@ int soak_start(struct soak *m)
 
 	/* The host's meter, once it is free (ZC_METER_WAIT), and then the soakers' start. */
 	if (wait_secs < 0 ||
-	    hostlock_take(SOAK_LOCK_FILE, &m->lock_fd, wait_secs, stderr, m->err, sizeof(m->err)) < 0)
+	    hostlock_take(SOAK_LOCK_FILE, m->cpus, m->n_cpus, &m->lock_fd, wait_secs, stderr, m->err,
+			  sizeof(m->err)) < 0)
 		return -1;
 	deadline = timing_now_ns() + SOAK_START_TIMEOUT_NS;
 	m->pids = calloc(m->n_cpus, sizeof(*m->pids));
@@ -334,7 +352,8 @@ int soak_sample_init(const struct soak *m, struct soak_sample *smp)
 	smp->ns = 0;
 	smp->steps = calloc(m->n_cpus, sizeof(*smp->steps));
 	smp->cpu_ns = calloc(m->n_cpus, sizeof(*smp->cpu_ns));
-	if (smp->steps && smp->cpu_ns)
+	smp->stat = calloc(m->n_cpus, sizeof(*smp->stat));
+	if (smp->steps && smp->cpu_ns && smp->stat)
 		return 0;
 	soak_sample_free(smp);
 	return -1;
@@ -344,8 +363,10 @@ void soak_sample_free(struct soak_sample *smp)
 {
 	free(smp->steps);
 	free(smp->cpu_ns);
+	free(smp->stat);
 	smp->steps = NULL;
 	smp->cpu_ns = NULL;
+	smp->stat = NULL;
 }
 
 void soak_sample_copy(struct soak_sample *dst, const struct soak_sample *src, int n_cpus)
@@ -355,6 +376,8 @@ void soak_sample_copy(struct soak_sample *dst, const struct soak_sample *src, in
 	dst->stat_all_ns = src->stat_all_ns;
 	memcpy(dst->steps, src->steps, n_cpus * sizeof(*dst->steps));
 	memcpy(dst->cpu_ns, src->cpu_ns, n_cpus * sizeof(*dst->cpu_ns));
+	if (dst->stat && src->stat)
+		memcpy(dst->stat, src->stat, n_cpus * sizeof(*dst->stat));
 }
 
 int soak_take(struct soak *m, struct soak_sample *smp)
@@ -364,7 +387,7 @@ int soak_take(struct soak *m, struct soak_sample *smp)
 		snprintf(m->err, sizeof(m->err), "the meter is not running");
 		return -1;
 	}
-	procstat_read(m->cpus, m->n_cpus, &smp->stat_busy_ns, &smp->stat_all_ns);
+	procstat_read(m->cpus, m->n_cpus, smp->stat, &smp->stat_busy_ns, &smp->stat_all_ns);
 	smp->ns = timing_now_ns();
 	for (int i = 0; i < m->n_cpus; i++) {
 		struct timespec ts;

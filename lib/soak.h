@@ -18,7 +18,9 @@
 #include <time.h>
 
 #include "counts.h"
+#include "cpu.h"
 #include "hostlock.h"
+#include "procstat.h"
 
 /* soak_open's return when more CPUs are asked for than the affinity mask holds. */
 #define SOAK_TOO_MANY_CPUS (-2)
@@ -45,14 +47,16 @@ struct soak_sample {
 	/* /proc/stat of the soaked CPUs, in ns: busy (user, nice, system, irq,
 	 * softirq) and all (busy, idle, iowait, steal); all is 0 if unreadable. */
 	uint64_t stat_busy_ns, stat_all_ns;
+	struct procstat_cpu *stat;	/* each soaked CPU's line */
 };
 
 /*
  * Choose the CPUs: the first n_cpus of this process's affinity mask, or all of
- * them when n_cpus is 0. No soaker runs yet. Returns 0, -1, or
- * SOAK_TOO_MANY_CPUS (err says how many there are).
+ * them when n_cpus is 0, or the CPUs of set where it has any (-U). No soaker
+ * runs yet. Returns 0, -1, or SOAK_TOO_MANY_CPUS (err says how many there
+ * are, or which of set's this process may not run on).
  */
-int soak_open(struct soak *m, int n_cpus, int debug);
+int soak_open(struct soak *m, int n_cpus, const struct cpu_list *set, int debug);
 /* Print "using N CPUs", as cyclesoak and zcc -C announce it. */
 void soak_announce(const struct soak *m);
 /*

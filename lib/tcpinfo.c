@@ -53,7 +53,8 @@ double tcpinfo_sndbuf_pct(const struct tcpinfo *ti)
 	return share(ti, ti->sndbuf_limited_us);
 }
 
-static void json_pct(struct json *j, const char *key, double pct)
+/* A percent a share of the busy time, null where there is none (below 0). */
+static void json_busy_pct(struct json *j, const char *key, double pct)
 {
 	if (pct < 0)
 		json_null(j, key);
@@ -87,8 +88,8 @@ void tcpinfo_json(struct json *j, const struct tcpinfo *ti)
 		json_null(j, "rwnd_limited_us");
 		json_null(j, "sndbuf_limited_us");
 	}
-	json_pct(j, "rwnd_limited_pct", tcpinfo_rwnd_pct(ti));
-	json_pct(j, "sndbuf_limited_pct", tcpinfo_sndbuf_pct(ti));
+	json_busy_pct(j, "rwnd_limited_pct", tcpinfo_rwnd_pct(ti));
+	json_busy_pct(j, "sndbuf_limited_pct", tcpinfo_sndbuf_pct(ti));
 	json_close(j);
 }
 

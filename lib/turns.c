@@ -56,17 +56,64 @@ void turns_add(struct turns *t, const struct turns_slot *sl)
 	if (t->n_slots == t->cap_slots) {
 		t->cap_slots = t->cap_slots ? 2 * t->cap_slots : 256;
 		t->slots = realloc(t->slots, t->cap_slots * sizeof(*t->slots));
-		if (!t->slots)
+		if (t->n_cpu)
+			t->cpu_load = realloc(t->cpu_load, t->cap_slots * t->n_cpu * sizeof(*t->cpu_load));
+		if (!t->slots || (t->n_cpu && !t->cpu_load))
 			err(1, "realloc");
 	}
-	t->slots[t->n_slots++] = *sl;
+	for (int k = 0; k < t->n_cpu; k++)
+		t->cpu_load[t->n_slots * t->n_cpu + k] = sl->cpu_load ? sl->cpu_load[k] : NAN;
+	t->slots[t->n_slots] = *sl;
+	t->slots[t->n_slots++].cpu_load = NULL;
 }
 
 void turns_free(struct turns *t)
 {
 	free(t->slots);
+	free(t->cpu);
+	free(t->cpu_load);
 	t->slots = NULL;
+	t->cpu = NULL;
+	t->cpu_load = NULL;
 	t->n_slots = t->cap_slots = 0;
+	t->n_cpu = 0;
+}
+
+void turns_set_cpus(struct turns *t, const int *cpus, int n)
+{
+	free(t->cpu);
+	free(t->cpu_load);
+	t->cpu = NULL;
+	t->cpu_load = NULL;
+	t->n_cpu = 0;
+	if (n <= 0 || t->n_slots)
+		return;
+	t->cpu = malloc(n * sizeof(*t->cpu));
+	t->cpu_load = t->cap_slots ? malloc(t->cap_slots * n * sizeof(*t->cpu_load)) : NULL;
+	if (!t->cpu || (t->cap_slots && !t->cpu_load))
+		err(1, "malloc");
+	memcpy(t->cpu, cpus, n * sizeof(*t->cpu));
+	t->n_cpu = n;
+}
+
+const double *turns_slot_loads(const struct turns *t, size_t i)
+{
+	return t->n_cpu ? t->cpu_load + i * t->n_cpu : NULL;
+}
+
+double turns_arm_cpu_load(const struct turns *t, unsigned i, int k)
+{
+	double load_ns = 0, ns = 0;
+
+	for (size_t s = 0; s < t->n_slots; s++) {
+		double v = t->cpu_load[s * t->n_cpu + k];
+
+		if (t->slots[s].arm != i || isnan(v))
+			continue;
+		load_ns += v * t->slots[s].fig.ns;
+		ns += t->slots[s].fig.ns;
+	}
+	return ns > 0 ? load_ns / ns : NAN;
 }
 
 /* CPU nanoseconds a slot's figures say it took, by a load (the soakers' or the kernel's view). */
@@ -237,6 +284,55 @@ static enum turns_carrier carrier_of(const struct turns_comparison *c)
 }
 
 /*
+ * Each CPU's load, arm x against arm r block by block, in points of that
+ * CPU: each block's load on it, a slot's weighed by its time, as the whole
+ * host's.
+ */
+static void compare_cpus(const struct turns *t, unsigned x, unsigned r, uint32_t per,
+			 size_t blocks, struct turns_comparison *c)
+{
+	double *sum = calloc(2 * blocks + 2, sizeof(double)), *ns = calloc(2 * blocks + 2, sizeof(double));
+	double *diff = calloc(blocks + 1, sizeof(double));
+
+	c->cpu_points = calloc(t->n_cpu ? t->n_cpu : 1, sizeof(*c->cpu_points));
+	c->cpu_verdict = calloc(t->n_cpu ? t->n_cpu : 1, sizeof(*c->cpu_verdict));
+	if (!sum || !ns || !diff || !c->cpu_points || !c->cpu_verdict)
+		err(1, "calloc");
+	for (int k = 0; k < t->n_cpu; k++) {
+		size_t n = 0;
+
+		memset(sum, 0, (2 * blocks + 2) * sizeof(double));
+		memset(ns, 0, (2 * blocks + 2) * sizeof(double));
+		for (size_t i = 0; i < t->n_slots; i++) {
+			const struct turns_slot *sl = &t->slots[i];
+			double v = t->cpu_load[i * t->n_cpu + k];
+			size_t b = sl->cycle / per, at = 2 * b + (sl->arm == x);
+
+			if (b >= blocks || (sl->arm != x && sl->arm != r) || isnan(v))
+				continue;
+			sum[at] += v * sl->fig.ns;
+			ns[at] += sl->fig.ns;
+		}
+		for (size_t b = 0; b < blocks; b++)
+			if (ns[2 * b] > 0 && ns[2 * b + 1] > 0)
+				diff[n++] = 100 * (sum[2 * b + 1] / ns[2 * b + 1] - sum[2 * b] / ns[2 * b]);
+		estimate(diff, n, &c->cpu_points[k]);
+		c->cpu_verdict[k] = paired_verdict(&c->cpu_points[k], TURNS_CPU_SAME_POINTS);
+	}
+	free(sum);
+	free(ns);
+	free(diff);
+}
+
+void turns_compare_free(struct turns_comparison *c)
+{
+	free(c->cpu_points);
+	free(c->cpu_verdict);
+	c->cpu_points = NULL;
+	c->cpu_verdict = NULL;
+}
+
+/*
  * A block's change in demand is its difference over the cheapest arm's
  * demand in the whole run: a block's own, from a slot or two, is too rough
  * to divide by (the kernel's view of a 30 ms window is a few ticks of
@@ -286,6 +382,7 @@ void turns_compare(const struct turns *t, unsigned x, unsigned r, struct turns_c
 	}
 	c->x = x;
 	c->r = r;
+	compare_cpus(t, x, r, per, blocks, c);
 	estimate(pct, np, &c->demand_pct);
 	estimate(load, n, &c->load_points);
 	estimate(lost, n, &c->lost_points);

@@ -35,6 +35,8 @@ struct turns_slot {
 	uint64_t bytes;
 	uint64_t queued;	/* the sender's: its send queue's bytes as it began (SIOCOUTQ) */
 	struct soak_figures fig;	/* fig.ns always; the load's figures when metered */
+	/* As it is added: each of the turns' CPUs' load (NULL: none); kept by turns_add. */
+	const double *cpu_load;
 };
 
 /* Which end's figures a turns holds: the line's prefix and the sum's difference. */
@@ -50,7 +52,14 @@ struct turns {
 	int notsent_lowat;	/* the sender's: TCP_NOTSENT_LOWAT, where it held the queue; 0 */
 	struct turns_slot *slots;
 	size_t n_slots, cap_slots;
+	/* The meter's CPUs, each slot's load on each (n_cpu a slot; NAN where none): none, n_cpu 0. */
+	int n_cpu;
+	int *cpu;
+	double *cpu_load;
 };
+
+/* A CPU's difference between two arms is "the same" within this many points of it. */
+#define TURNS_CPU_SAME_POINTS 1.0
 
 /* No slots yet; arms named for their modes, "#N" after those named twice. */
 void turns_init(struct turns *t, enum turns_end end, const char *const *modes, unsigned n_arms,
@@ -58,9 +67,13 @@ void turns_init(struct turns *t, enum turns_end end, const char *const *modes, u
 /* The same, the arms named as names says (zcc -X: "b=64k"); names NULL: as turns_init. */
 void turns_init_named(struct turns *t, enum turns_end end, const char *const *modes,
 		      const char *const *names, unsigned n_arms, long slot_ms);
-/* One more slot, kept. */
+/* One more slot, kept, and its load on each CPU where the turns has CPUs and sl gives them. */
 void turns_add(struct turns *t, const struct turns_slot *sl);
 void turns_free(struct turns *t);
+/* The CPUs each slot gives a load on: cpus[0..n), the meter's, in its order. */
+void turns_set_cpus(struct turns *t, const int *cpus, int n);
+/* Slot i's load on each of the turns' CPUs. */
+const double *turns_slot_loads(const struct turns *t, size_t i);
 
 /*
  * Both ends' slots, the same slots by their place (each end's from its own
@@ -104,6 +117,9 @@ struct turns_comparison {
 	struct paired demand_pct, kernel_demand_pct, load_points, lost_points, kernel_points;
 	enum paired_verdict verdict;
 	enum turns_carrier carried_by;
+	/* Each of the turns' CPUs: its load's difference in points of it, and the verdict (malloc'd). */
+	struct paired *cpu_points;
+	enum paired_verdict *cpu_verdict;
 };
 
 /* An arm's slots over the whole run, summed, and what they say. */
@@ -121,7 +137,10 @@ int turns_metered(const struct turns *t);
 unsigned turns_cheapest(const struct turns *t);
 /* The cycles a block of a comparison holds: one, or as few more as keep the blocks within PAIRED_MAX_N. */
 uint32_t turns_block_cycles(const struct turns *t);
-/* Arm x against arm r, block by block, into c. */
+/* Arm x against arm r, block by block, into c; turns_compare_free() lets its CPUs' go. */
 void turns_compare(const struct turns *t, unsigned x, unsigned r, struct turns_comparison *c);
+void turns_compare_free(struct turns_comparison *c);
+/* Arm i's load on the turns' CPU k over the whole run, a share of it; NAN where none. */
+double turns_arm_cpu_load(const struct turns *t, unsigned i, int k);
 
 #endif

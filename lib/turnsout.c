@@ -77,6 +77,62 @@ static void print_comparison(const struct turns *t, const struct turns_compariso
 		turns_block_cycles(t) > 1 ? "s" : "");
 }
 
+/* Each CPU's figures are said where the meter had more than one. */
+static int by_cpu(const struct turns *t)
+{
+	return t->n_cpu > 1 && t->end != TURNS_BOTH;
+}
+
+/* "arm write on each CPU: CPU 0 12.3%, CPU 1 45.6%" */
+static void print_arm_cpus(const struct turns *t, unsigned i, FILE *out)
+{
+	fprintf(out, "%sarm %s on each CPU:", prefix(t), t->arm[i]);
+	for (int k = 0; k < t->n_cpu; k++) {
+		double v = turns_arm_cpu_load(t, i, k);
+
+		fprintf(out, "%s CPU %d ", k ? "," : "", t->cpu[k]);
+		if (isnan(v))
+			fprintf(out, "-");
+		else
+			fprintf(out, "%.1f%%", 100 * v);
+	}
+	fprintf(out, "\n");
+}
+
+/*
+ * A comparison on each CPU, those that differ first, in points of that CPU:
+ * "write: +1.40 points on CPU 1 [+1.10, +1.70]; CPU 0 the same within
+ * +-0.40; CPU 2 not resolved (+0.50 [-0.20, +1.30])".
+ */
+static void print_comparison_cpus(const struct turns *t, const struct turns_comparison *c,
+				  FILE *out)
+{
+	static const enum paired_verdict order[] = { PAIRED_DIFFERS, PAIRED_SAME, PAIRED_UNRESOLVED };
+	int said = 0;
+
+	fprintf(out, "%s%s", prefix(t), t->arm[c->x]);
+	for (int o = 0; o < 3; o++)
+		for (int k = 0; k < t->n_cpu; k++) {
+			const struct paired *p = &c->cpu_points[k];
+
+			if (c->cpu_verdict[k] != order[o])
+				continue;
+			fprintf(out, "%s", said++ ? "; " : ": ");
+			if (order[o] == PAIRED_DIFFERS)
+				fprintf(out, "%+.2f points on CPU %d [%+.2f, %+.2f]", p->estimate, t->cpu[k],
+					p->lo, p->hi);
+			else if (order[o] == PAIRED_SAME)
+				fprintf(out, "CPU %d the same within +-%.2f", t->cpu[k],
+					fmax(-p->lo, p->hi) + 0.0);
+			else if (p->n)
+				fprintf(out, "CPU %d not resolved (%+.2f [%+.2f, %+.2f])", t->cpu[k],
+					p->estimate, p->lo, p->hi);
+			else
+				fprintf(out, "CPU %d not resolved (no block had both arms)", t->cpu[k]);
+		}
+	fprintf(out, "\n");
+}
+
 void turns_print(const struct turns *t, FILE *out, char unit)
 {
 	unsigned r;
@@ -86,12 +142,17 @@ void turns_print(const struct turns *t, FILE *out, char unit)
 		print_arm(t, i, out, unit);
 	if (!turns_metered(t))
 		return;
+	for (unsigned i = 0; i < t->n_arms && by_cpu(t); i++)
+		print_arm_cpus(t, i, out);
 	r = turns_cheapest(t);
 	for (unsigned i = 0; i < t->n_arms; i++) {
 		if (i == r)
 			continue;
 		turns_compare(t, i, r, &c);
 		print_comparison(t, &c, out);
+		if (by_cpu(t))
+			print_comparison_cpus(t, &c, out);
+		turns_compare_free(&c);
 	}
 }
 
@@ -109,14 +170,6 @@ static void json_paired(struct json *j, const char *key, const struct paired *p,
 	}
 	json_uint(j, "n", p->n);
 	json_close(j);
-}
-
-static void json_pct_or_null(struct json *j, const char *key, double v)
-{
-	if (isnan(v))
-		json_null(j, key);
-	else
-		json_double(j, key, 100 * v, 2);
 }
 
 static void json_arms(const struct turns *t, struct json *j)
@@ -137,9 +190,19 @@ static void json_arms(const struct turns *t, struct json *j)
 		if (turns_metered(t) && t->end != TURNS_BOTH) {
 			json_double(j, "load_pct", 100 * turns_arm_load(&s), 2);
 			json_double(j, "demand_us_per_kb", turns_arm_demand(t, &s), 4);
-			json_pct_or_null(j, "kernel_pct", turns_arm_kernel(&s));
+			json_pct(j, "kernel_pct", turns_arm_kernel(&s), 2);
 		} else if (turns_metered(t)) {
 			json_double(j, "demand_us_per_kb", turns_arm_demand(t, &s), 4);
+		}
+		if (turns_metered(t) && t->n_cpu && t->end != TURNS_BOTH) {
+			json_array(j, "cpus");
+			for (int k = 0; k < t->n_cpu; k++) {
+				json_object(j, NULL);
+				json_int(j, "cpu", t->cpu[k]);
+				json_pct(j, "load_pct", turns_arm_cpu_load(t, i, k), 2);
+				json_close(j);
+			}
+			json_close(j);
 		}
 		json_close(j);
 	}
@@ -172,6 +235,18 @@ static void json_comparisons(const struct turns *t, struct json *j)
 		json_paired(j, "load_points", &c.load_points, 3);
 		json_paired(j, "time_lost_points", &c.lost_points, 3);
 		json_paired(j, "kernel_points", &c.kernel_points, 3);
+		if (t->n_cpu && t->end != TURNS_BOTH) {
+			json_array(j, "cpus");
+			for (int k = 0; k < t->n_cpu; k++) {
+				json_object(j, NULL);
+				json_int(j, "cpu", t->cpu[k]);
+				json_string(j, "verdict", paired_verdict_name(c.cpu_verdict[k]));
+				json_paired(j, "load_points", &c.cpu_points[k], 3);
+				json_close(j);
+			}
+			json_close(j);
+		}
+		turns_compare_free(&c);
 		json_close(j);
 	}
 	json_close(j);
@@ -233,7 +308,7 @@ void turns_json(const struct turns *t, struct json *j)
 		if (turns_metered(t) && t->end != TURNS_BOTH) {
 			json_double(j, "load_pct", 100 * sl->fig.load, 2);
 			json_double(j, "time_lost_pct", 100 * sl->fig.time_lost, 2);
-			json_pct_or_null(j, "kernel_pct", sl->fig.kernel);
+			json_pct(j, "kernel_pct", sl->fig.kernel, 2);
 		}
 		json_close(j);
 	}

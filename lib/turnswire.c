@@ -273,13 +273,16 @@ int turns_table_decode(const unsigned char *buf, size_t len, struct turns *t,
 }
 
 unsigned char *turns_answer_encode(const struct turns_slot *slots, const int *measured, size_t n,
-				   int n_cpus, size_t *len)
+				   int n_cpus, const int *cpus, const double *loads, size_t *len)
 {
 	struct wire w = { 0 };
+	int by_cpu = cpus && loads && n_cpus > 0;
 
-	put(&w, TURNS_ANSWER_MAGIC, 4);
+	put(&w, by_cpu ? TURNS_ANSWER_CPUS_MAGIC : TURNS_ANSWER_MAGIC, 4);
 	put_u32(&w, n_cpus);
 	put_u32(&w, n);
+	for (int k = 0; by_cpu && k < n_cpus; k++)
+		put_u32(&w, cpus[k]);
 	for (size_t i = 0; i < n; i++) {
 		put_u32(&w, measured[i]);
 		put_u64(&w, slots[i].bytes);
@@ -287,10 +290,15 @@ unsigned char *turns_answer_encode(const struct turns_slot *slots, const int *me
 		put_double(&w, slots[i].fig.load);
 		put_double(&w, slots[i].fig.time_lost);
 		put_double(&w, slots[i].fig.kernel);
+		for (int k = 0; by_cpu && k < n_cpus; k++)
+			put_double(&w, loads[i * n_cpus + k]);
 	}
 	*len = w.len;
 	return w.buf;
 }
+
+/* The most CPUs an answer's meter may have. */
+#define ANSWER_MAX_CPUS 1024
 
 int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns *sender,
 			struct turns *t, char *why, size_t why_len)
@@ -298,43 +306,64 @@ int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns
 	struct wire w = { .in = buf, .in_len = len };
 	const unsigned char *magic = get(&w, 4);
 	uint32_t n_cpus = get_u32(&w), n = get_u32(&w);
+	int by_cpu = magic && memcmp(magic, TURNS_ANSWER_CPUS_MAGIC, 4) == 0;
+	int cpus[ANSWER_MAX_CPUS];
+	double loads[ANSWER_MAX_CPUS];
+	size_t record;
 
-	if (!magic || memcmp(magic, TURNS_ANSWER_MAGIC, 4) != 0) {
-		snprintf(why, why_len, "it does not begin with %s", TURNS_ANSWER_MAGIC);
+	if (!magic || (!by_cpu && memcmp(magic, TURNS_ANSWER_MAGIC, 4) != 0)) {
+		snprintf(why, why_len, "it does not begin with %s or %s", TURNS_ANSWER_MAGIC,
+			 TURNS_ANSWER_CPUS_MAGIC);
 		return -1;
 	}
-	if (w.short_read || n != sender->n_slots || (size_t)n * ANSWER_SLOT_BYTES != len - w.at) {
+	if (n_cpus > (by_cpu ? ANSWER_MAX_CPUS : 4096) || (by_cpu && !n_cpus)) {
+		snprintf(why, why_len, "a meter of %u CPUs", n_cpus);
+		return -1;
+	}
+	for (uint32_t k = 0; by_cpu && k < n_cpus; k++) {
+		cpus[k] = get_u32(&w);
+		if (cpus[k] < 0 || cpus[k] >= ANSWER_MAX_CPUS) {
+			snprintf(why, why_len, "CPU %u of the meter's out of range", (unsigned)cpus[k]);
+			return -1;
+		}
+	}
+	record = ANSWER_SLOT_BYTES + (by_cpu ? (size_t)n_cpus * 8 : 0);
+	if (w.short_read || n != sender->n_slots || (size_t)n * record != len - w.at) {
 		snprintf(why, why_len, "%u slots in %zu bytes, for a table of %zu", n,
 			 w.short_read ? 0 : len - w.at, sender->n_slots);
 		return -1;
 	}
-	if (n_cpus > 4096) {
-		snprintf(why, why_len, "a meter of %u CPUs", n_cpus);
-		return -1;
-	}
 	turns_init_like(t, TURNS_RECEIVER, sender);
 	t->n_cpus = n_cpus;
+	if (by_cpu)
+		turns_set_cpus(t, cpus, n_cpus);
 	for (uint32_t i = 0; i < n; i++) {
 		struct turns_slot sl = { .arm = sender->slots[i].arm, .cycle = sender->slots[i].cycle,
 					 .at = sender->slots[i].at };
-		int measured = get_u32(&w);
+		int measured = get_u32(&w), loads_ok = 1;
 
 		sl.bytes = get_u64(&w);
 		sl.fig.ns = get_u64(&w);
 		sl.fig.load = get_double(&w);
 		sl.fig.time_lost = get_double(&w);
 		sl.fig.kernel = get_double(&w);
+		for (uint32_t k = 0; by_cpu && k < n_cpus; k++) {
+			loads[k] = get_double(&w);
+			loads_ok &= isnan(loads[k]) || a_share(loads[k]);
+		}
 		if (!measured)
 			continue;
 		if (!a_share(sl.fig.load) || !a_share(sl.fig.time_lost) ||
 		    (!isnan(sl.fig.kernel) && !a_share(sl.fig.kernel)) || !sl.fig.ns ||
-		    sl.fig.ns > SLOT_MAX_NS) {
+		    sl.fig.ns > SLOT_MAX_NS || !loads_ok) {
 			snprintf(why, why_len, "slot %u's figures are out of range: load %g, time lost "
-				 "%g, kernel %g, %llu ns", i + 1, sl.fig.load, sl.fig.time_lost,
-				 sl.fig.kernel, (unsigned long long)sl.fig.ns);
+				 "%g, kernel %g, %llu ns%s", i + 1, sl.fig.load, sl.fig.time_lost,
+				 sl.fig.kernel, (unsigned long long)sl.fig.ns,
+				 loads_ok ? "" : ", a CPU's load");
 			turns_free(t);
 			return -1;
 		}
+		sl.cpu_load = by_cpu ? loads : NULL;
 		turns_add(t, &sl);
 	}
 	return 0;

@@ -25,6 +25,13 @@
 /* The answer, zcs's figures over each slot of the table: "zcTA", then one record a slot. */
 #define TURNS_ANSWER_MAGIC "zcTA"
 /*
+ * The same with the load on each of the meter's CPUs: "zcTC", the CPUs'
+ * numbers after the count of slots, and each slot's record followed by its
+ * load on each. A zcs of this suite answers so where its meter has CPUs; a
+ * zcc reads both.
+ */
+#define TURNS_ANSWER_CPUS_MAGIC "zcTC"
+/*
  * Instead of the answer, from a zcs that takes turns of its own (zcs -m
  * A,B,...): its slots are not the sender's, and it gives no figures over them.
  */
@@ -67,14 +74,16 @@ int turns_table_decode(const unsigned char *buf, size_t len, struct turns *t,
 /*
  * The answer: for each of the table's n slots, whether it was measured and
  * its figures (the turns' slots in order; measured[i] 0 where none), with
- * the meter's CPUs.
+ * the meter's CPUs; with cpus (their numbers) and loads (n_cpus a slot),
+ * each slot's load on each ("zcTC").
  */
 unsigned char *turns_answer_encode(const struct turns_slot *slots, const int *measured, size_t n,
-				   int n_cpus, size_t *len);
+				   int n_cpus, const int *cpus, const double *loads, size_t *len);
 /*
  * An answer to a table of the sender's slots read back into t (turns_init'd
  * with the sender's arms): the slots the receiver measured, each with the
- * sender's arm, cycle and place. 0, or -1 with why.
+ * sender's arm, cycle and place, and its load on each CPU where the answer
+ * gives them. 0, or -1 with why.
  */
 int turns_answer_decode(const unsigned char *buf, size_t len, const struct turns *sender,
 			struct turns *t, char *why, size_t why_len);

@@ -78,6 +78,7 @@ void window_json(struct json *j, const struct window_figures *f, const struct me
 		 const struct soak_figures *fig, int shared)
 {
 	meter_json(j, m, fig, shared);
+	meter_json_cpus(j, m, fig);
 	link_json(j, &f->link, f->linked ? &f->link_fig : NULL);
 	netstat_json(j, &f->host);
 }

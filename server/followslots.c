@@ -154,8 +154,11 @@ int follow_slots(struct follow *f, const unsigned char *table, size_t len, char 
 	f->result.n_cpus = metered ? meter_cpus(f->m) : 0;
 	f->all = calloc(n ? n : 1, sizeof(*f->all));
 	f->measured = calloc(n ? n : 1, sizeof(*f->measured));
-	if (!f->all || !f->measured)
+	f->loads = calloc((n ? n : 1) * (f->result.n_cpus ? f->result.n_cpus : 1), sizeof(*f->loads));
+	if (!f->all || !f->measured || !f->loads)
 		err(1, "calloc");
+	if (metered)
+		turns_set_cpus(&f->result, meter_cpu_list(f->m), meter_cpus(f->m));
 	f->n_table = n;
 	for (size_t i = 0; i < n; i++) {
 		/* The samples within the slot's bytes: its guard's end to its end. */
@@ -169,8 +172,13 @@ int follow_slots(struct follow *f, const unsigned char *table, size_t len, char 
 			continue;
 		b--;
 		sl->bytes = f->bytes[b] - f->bytes[a];
-		if (metered)
+		if (metered) {
+			double *loads = f->loads + i * f->result.n_cpus;
+
 			meter_between(f->m, at(f, a), at(f, b), sl->bytes, &sl->fig);
+			meter_between_loads(f->m, at(f, a), at(f, b), loads);
+			sl->cpu_load = loads;
+		}
 		sl->fig.ns = f->s[b].ns - f->s[a].ns;
 		if (!sl->bytes || !sl->fig.ns)
 			continue;
@@ -186,7 +194,8 @@ void follow_answer(struct follow *f, int fd, const char *peer, int debug)
 {
 	size_t len, done;
 	unsigned char *answer =
-		turns_answer_encode(f->all, f->measured, f->n_table, f->result.n_cpus, &len);
+		turns_answer_encode(f->all, f->measured, f->n_table, f->result.n_cpus, f->result.cpu,
+				    f->loads, &len);
 
 	if (net_write_full(fd, NET_IO_SEND, answer, len, &done, NULL) < 0 && debug)
 		warn("%s: the answer to the slot table, after %zu of %zu bytes", peer, done, len);
@@ -222,6 +231,7 @@ void follow_free(struct follow *f)
 	free(f->steps);
 	free(f->cpu_ns);
 	free(f->all);
+	free(f->loads);
 	free(f->measured);
 	turns_free(&f->result);
 	memset(f, 0, sizeof(*f));

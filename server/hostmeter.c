@@ -10,7 +10,7 @@
 #include "hostmeter.h"
 #include "lib/timing.h"
 
-struct hostmeter *hostmeter_start(int n_cpus, long tare_ms, int debug)
+struct hostmeter *hostmeter_start(int n_cpus, const struct cpu_list *set, long tare_ms, int debug)
 {
 	struct hostmeter *hm = calloc(1, sizeof(*hm));
 
@@ -20,7 +20,7 @@ struct hostmeter *hostmeter_start(int n_cpus, long tare_ms, int debug)
 	if (!hm || hm->board == MAP_FAILED)
 		err(1, "allocating the meter");
 	hm->tare_ms = tare_ms;
-	meter_start_or_exit(&hm->m, n_cpus, debug);
+	meter_start_or_exit(&hm->m, n_cpus, set, debug);
 	if (meter_ring_init(&hm->m, &hm->ring, tare_ms, HOSTMETER_PERIOD_MS) < 0)
 		meter_die(&hm->m);
 	return hm;

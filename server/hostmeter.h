@@ -35,7 +35,7 @@ struct hostmeter {
  * The soakers on every CPU, for as long as zcs runs (they die with it,
  * PR_SET_PDEATHSIG), and the board; a failure ends zcs, as meter_die says.
  */
-struct hostmeter *hostmeter_start(int n_cpus, long tare_ms, int debug);
+struct hostmeter *hostmeter_start(int n_cpus, const struct cpu_list *set, long tare_ms, int debug);
 
 /* A whole tare's worth of samples, so that the first connection has one too. */
 void hostmeter_warm_up(struct hostmeter *hm);

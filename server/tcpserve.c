@@ -398,6 +398,8 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		follow_print(&c.follow, stdout, s->unit);
 	if (!s->json)
 		rxturns_print(&c.turns, stdout, s->unit, bytes);
+	if (metered && !s->json)
+		meter_print_cpus(stdout, &hm->m, metered);
 	if (metered && hm->m.note[0])
 		warnx("%s: note: %s", peer, hm->m.note);
 	if (s->debug)

@@ -403,6 +403,8 @@ static void end_sender(struct server *sv, struct udp_peer *d)
 		print_summary_json(sv, d, metered, &res);
 	else
 		print_summary(sv, d, metered, &res);
+	if (metered && !sv->s->json)
+		meter_print_cpus(stdout, &sv->hm->m, metered);
 	if (metered && sv->hm->m.note[0])
 		warnx("%s: note: %s", d->peer, sv->hm->m.note);
 	if (dgram_lossy(res.expected, d->count.distinct))

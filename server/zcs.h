@@ -40,6 +40,7 @@ struct settings {
 	int measure_cpu;	/* -c */
 	int calibrate_only;	/* -C */
 	int n_cpus;		/* -N */
+	struct cpu_list soak_set;	/* -U: the meter's CPUs, where it has any */
 	long tare_ms;		/* -T: the tare; with -C, each period of the calibration */
 	long max_conns;		/* -L */
 	long idle_secs;		/* -W */
@@ -96,6 +97,7 @@ struct follow {
 	uint64_t cost_ns;	/* the CPU time they took */
 	struct turns result;	/* the sender's slots as this end measured them */
 	struct turns_slot *all;	/* every slot of the table, measured or not (the answer) */
+	double *loads;		/* and each one's load on each of the meter's CPUs */
 	int *measured;
 	size_t n_table;
 	int answered;		/* the table came, and made sense */

@@ -2,7 +2,8 @@
  * fuzz_turnswire: a coverage-guided fuzz target (libFuzzer) for what the two
  * ends of the turns tell each other, lib/turnswire: the slot table zcs reads
  * from a peer, how much of it zcs keeps as it comes, and the answer zcc
- * reads back. The first byte says which: even, a table; odd, an answer to a
+ * reads back ("zcTA", or "zcTC" with each CPU's load). The first byte says
+ * which: even, a table; odd, an answer to a
  * table of as many slots as the second byte says (for a table, the most
  * slots it may hold, less one, and the first byte's half the pieces it
  * comes in, less one). Each is read by lib/ and
@@ -186,27 +187,62 @@ static void fuzz_table(const uint8_t *p, size_t n, size_t piece, uint32_t max_sl
 	}
 }
 
-/* An answer to a table of k slots, read independently: 1 if it is one. */
-static int model_answer(const uint8_t *p, size_t n, uint32_t k)
+/* A share a figure may be: finite, within +-10 (1000%). */
+static int model_share(double v)
 {
-	if (n < 12 || memcmp(p, "zcTA", 4) != 0 || big_endian(p + 4, 4) > 4096 ||
-	    big_endian(p + 8, 4) != k || n != 12 + 44 * (size_t)k)
+	return isfinite(v) && fabs(v) <= 10;
+}
+
+static double model_double(const uint8_t *p)
+{
+	uint64_t bits = big_endian(p, 8);
+	double v;
+
+	memcpy(&v, &bits, 8);
+	return v;
+}
+
+/*
+ * An answer to a table of k slots, read independently: 1 if it is one. "zcTA"
+ * has a record of 44 bytes a slot; "zcTC" the meter's CPUs' numbers after the
+ * count of slots (1 to 1024 of them, each below 1024), and each record
+ * followed by a load a CPU. *cpus gets their count ("zcTC"), else 0.
+ */
+static int model_answer(const uint8_t *p, size_t n, uint32_t k, uint32_t *cpus, size_t *at)
+{
+	uint64_t n_cpus, record;
+
+	*cpus = 0;
+	if (n < 12 || (memcmp(p, "zcTA", 4) != 0 && memcmp(p, "zcTC", 4) != 0))
+		return 0;
+	n_cpus = big_endian(p + 4, 4);
+	if (memcmp(p, "zcTC", 4) == 0) {
+		if (n_cpus < 1 || n_cpus > 1024 || n < 12 + 4 * n_cpus)
+			return 0;
+		for (uint64_t c = 0; c < n_cpus; c++)
+			if (big_endian(p + 12 + 4 * c, 4) >= 1024)
+				return 0;
+		*cpus = n_cpus;
+	} else if (n_cpus > 4096) {
+		return 0;
+	}
+	*at = 12 + 4 * (size_t)*cpus;
+	record = 44 + 8 * (uint64_t)*cpus;
+	if (big_endian(p + 8, 4) != k || n - *at != record * k)
 		return 0;
 	for (uint32_t i = 0; i < k; i++) {
-		const uint8_t *s = p + 12 + 44 * (size_t)i;
-		uint64_t ns = big_endian(s + 12, 8), bits[3];
-		double v[3];
+		const uint8_t *s = p + *at + record * i;
+		uint64_t ns = big_endian(s + 12, 8);
 
 		if (!big_endian(s, 4))
 			continue;
-		for (int f = 0; f < 3; f++) {
-			bits[f] = big_endian(s + 20 + 8 * f, 8);
-			memcpy(&v[f], &bits[f], 8);
-		}
-		if (!isfinite(v[0]) || fabs(v[0]) > 10 || !isfinite(v[1]) || fabs(v[1]) > 10 ||
-		    (!isnan(v[2]) && (!isfinite(v[2]) || fabs(v[2]) > 10)) || ns == 0 ||
+		if (!model_share(model_double(s + 20)) || !model_share(model_double(s + 28)) ||
+		    (!isnan(model_double(s + 36)) && !model_share(model_double(s + 36))) || ns == 0 ||
 		    ns > 2ULL * 60000 * 1000000)
 			return 0;
+		for (uint32_t c = 0; c < *cpus; c++)
+			if (!isnan(model_double(s + 44 + 8 * c)) && !model_share(model_double(s + 44 + 8 * c)))
+				return 0;
 	}
 	return 1;
 }
@@ -216,7 +252,9 @@ static void fuzz_answer(const uint8_t *p, size_t n, uint32_t k)
 	static const char *const two[] = { "a", "b" };
 	struct turns sender, back;
 	char why[200];
-	int ok, want_ok = model_answer(p, n, k);
+	uint32_t cpus;
+	size_t at = 0, record;
+	int ok, want_ok = model_answer(p, n, k, &cpus, &at);
 	size_t measured = 0;
 
 	turns_init(&sender, TURNS_SENDER, two, 2, 100);
@@ -228,18 +266,29 @@ static void fuzz_answer(const uint8_t *p, size_t n, uint32_t k)
 	ok = turns_answer_decode(p, n, &sender, &back, why, sizeof(why)) == 0;
 	if (ok != want_ok)
 		abort();
+	record = 44 + 8 * (size_t)cpus;
 	if (ok) {
 		for (uint32_t i = 0; i < k; i++)
-			measured += big_endian(p + 12 + 44 * (size_t)i, 4) != 0;
-		if (back.n_slots != measured || back.n_cpus != (int)big_endian(p + 4, 4))
+			measured += big_endian(p + at + record * i, 4) != 0;
+		if (back.n_slots != measured || back.n_cpus != (int)big_endian(p + 4, 4) ||
+		    back.n_cpu != (int)cpus)
 			abort();
+		for (uint32_t c = 0; c < cpus; c++)
+			if (back.cpu[c] != (int)big_endian(p + 12 + 4 * c, 4))
+				abort();
 		for (size_t i = 0; i < back.n_slots; i++) {
-			const uint8_t *s = p + 12 + 44 * (size_t)back.slots[i].at;
+			const uint8_t *s = p + at + record * back.slots[i].at;
 
 			if (back.slots[i].arm != back.slots[i].at % 2 ||
 			    back.slots[i].bytes != big_endian(s + 4, 8) ||
 			    back.slots[i].fig.ns != big_endian(s + 12, 8))
 				abort();
+			for (uint32_t c = 0; c < cpus; c++) {
+				double got = turns_slot_loads(&back, i)[c], want = model_double(s + 44 + 8 * c);
+
+				if (!(got == want || (isnan(got) && isnan(want))))
+					abort();
+			}
 		}
 		turns_free(&back);
 	}

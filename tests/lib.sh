@@ -149,6 +149,34 @@ CPU_TIMES=', cpu [0-9]+\.[0-9]{2}u [0-9]+\.[0-9]{2}s'
 # With -c, what loopback counted: lo has no interrupts, so softirqs.
 LO_LINK=', lo: rx [0-9]+ pps, tx [0-9]+ pps, 0 ints/s \(softirqs [0-9]+/s\)'
 
+# With a meter, after the summary: the busiest CPU and what the kernel
+# counted on it; and, where a hypervisor took more than 1%, the steal's line.
+BUSIEST_LINE='^busiest CPU [0-9]+: load -?[0-9]+\.[0-9]% \(kernel: (unknown|[a-z]+ [0-9]+%(, [a-z]+ [0-9]+%)*)\)$'
+STEAL_LINE='^steal: a hypervisor took [0-9]+\.[0-9]% of the metered CPUs. time \(more than 1%\): it ran no task of this host.s, and the load counts it$'
+
+# With a meter of two CPUs or more, the turns' lines of each CPU: each arm's
+# load on each, and each comparison on each.
+ARM_CPUS_LINE='^(receiver: )?arm [^ ]+ on each CPU: CPU [0-9]+ (-?[0-9]+\.[0-9]%|-)(, CPU [0-9]+ (-?[0-9]+\.[0-9]%|-))*$'
+CPU_CMP='([-+][0-9]+\.[0-9]{2} points on CPU [0-9]+ \[[-+][0-9]+\.[0-9]{2}, [-+][0-9]+\.[0-9]{2}\]|CPU [0-9]+ the same within \+-[0-9]+\.[0-9]{2}|CPU [0-9]+ not resolved \([-+][0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, [-+][0-9]+\.[0-9]{2}\]\))'
+CMP_CPUS_LINE="^(receiver: )?[^ :]+: $CPU_CMP(; $CPU_CMP)*\$"
+
+# without_cpu_lines: the lines on stdin but the turns' lines of each CPU,
+# and the busiest CPU's and the steal's.
+without_cpu_lines() {
+	grep -v -E -e "$ARM_CPUS_LINE" -e "$CMP_CPUS_LINE" -e "$BUSIEST_LINE" -e "$STEAL_LINE" || true
+}
+
+# expect_cpu_lines TEXT ARMS PREFIX: where the meter soaks two CPUs or
+# more, TEXT has each of ARMS arms' line of each CPU, and the comparisons'
+# (one fewer), each line beginning PREFIX; with one, none.
+expect_cpu_lines() {
+	local arms=$2 cmps=$(($2 - 1))
+	[ "$(allowed_cpus)" -ge 2 ] || { arms=0; cmps=0; }
+	expect_eq "$(grep -c -E "$ARM_CPUS_LINE" <<<"$1" | tr -d ' ')" "$arms" "$3arm lines of each CPU: $1"
+	expect_eq "$(grep -c -E "$CMP_CPUS_LINE" <<<"$1")" "$cmps" "$3comparisons of each CPU: $1"
+	[ "$arms" = 0 ] || expect_eq "$(grep -E -e "$ARM_CPUS_LINE" -e "$CMP_CPUS_LINE" <<<"$1" | grep -c -v "^$3")" 0 "$3lines of each CPU"
+}
+
 # field LINE NAME: the number after ", NAME " in a summary line (cpu, kernel).
 field() {
 	printf '%s\n' "$1" | sed -n "s/.*, $2 \(-\{0,1\}[0-9.]*\)%.*/\1/p"
@@ -371,6 +399,14 @@ start_cyclesoak() {
 # outside make check's hold of the meter.
 in_private_tmp() {
 	unshare --mount --propagation private sh -c 'mount --bind "$1" /tmp && cd /tmp && eval "$2"' _ "$T/ft" "$1"
+}
+
+# held_cpus: "for CPUs 0-1", the CPUs a meter of every CPU this shell may
+# run on holds of the host's lock, as the waiting and refusing lines say.
+held_cpus() {
+	affinity_cpus | awk '{ if (NR > 1 && $1 == last + 1) { hi = $1 } else { if (NR > 1) out = out sep(lo, hi) ","; lo = hi = $1 } last = $1; n++ }
+		function sep(a, b) { return a == b ? a : a "-" b }
+		END { out = out sep(lo, hi); print (n == 1 ? "for CPU " : "for CPUs ") out }'
 }
 
 # PIDs of the soakers (children) of a process, one a line.

@@ -990,7 +990,7 @@ test_matrix_waits_for_the_hosts_meter_and_then_runs() {
 	started "$pid"
 	wait_until 20 grep -q "waiting for the host's meter" "$T/err" || fail "zc-matrix did not wait: $(cat "$T/err")"
 	expect_eq "$(grep "waiting for the host's meter" "$T/err")" \
-		"cyclesoak: waiting for the host's meter: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock (at most 60 s in all; ZC_METER_WAIT sets it, 0 to not wait)" \
+		"cyclesoak: waiting for the host's meter: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock $(held_cpus) (at most 60 s in all; ZC_METER_WAIT sets it, 0 to not wait)" \
 		"the line of the wait"
 	sleep 0.5
 	[ ! -s "$T/mx/zc-matrix-runs.csv" ] || fail "zc-matrix measured beside the meter: $(cat "$T/mx/zc-matrix-runs.csv")"

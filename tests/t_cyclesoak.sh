@@ -59,7 +59,10 @@ test_load_lines_every_period() {
 	kill -INT "$CS_PID"
 	wait "$CS_PID" || true
 	expect_match "$(head -n 1 "$T/out")" '^using [0-9]+ CPUs?$'
-	sed 1d "$T/out" | grep -v -E "${LOAD_LINE}\$" && fail "bad load line"
+	sed 1d "$T/out" | grep -v -E -e "${LOAD_LINE}\$" -e "$BUSIEST_LINE" -e "$STEAL_LINE" && fail "bad load line"
+	# Each load line, and after it its busiest CPU, and a steal line where there was some.
+	expect_eq "$(sed 1d "$T/out" | grep -v -E "$STEAL_LINE" | awk 'NR % 2 && !/^System load:/ || !(NR % 2) && !/^busiest CPU / { bad++ } END { print bad + 0 ":" NR % 2 }')" 0:0 \
+		"a busiest line after each load line: $(cat "$T/out")"
 	return 0
 }
 
@@ -221,7 +224,7 @@ test_a_second_meter_on_the_host_is_refused_naming_the_first() {
 	export ZC_METER_WAIT=0
 	calibrate_here
 	start_cyclesoak -m 100
-	why="another meter is running on this host: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
+	why="another meter is running on this host: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock $(held_cpus); two meters count each other's soakers, and both would be wrong"
 	for prog in "cyclesoak -m 100" "cyclesoak -C -m 100"; do
 		rc=0
 		(cd "$T" && timeout 10 $ROOT/$prog >"$T/second.out" 2>"$T/second.err") || rc=$?
@@ -253,7 +256,7 @@ test_a_second_meter_waits_its_turn_saying_who_holds_the_meter() {
 	pid=$!
 	started "$pid"
 	wait_until 5 test -s "$T/err2" || fail "the second meter said nothing"
-	expect_eq "$(head -n 1 "$T/err2")" "cyclesoak: waiting for the host's meter: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock (at most 20 s in all; ZC_METER_WAIT sets it, 0 to not wait)" \
+	expect_eq "$(head -n 1 "$T/err2")" "cyclesoak: waiting for the host's meter: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock $(held_cpus) (at most 20 s in all; ZC_METER_WAIT sets it, 0 to not wait)" \
 		"the waiting line"
 	sleep 0.3
 	kill -0 "$pid" 2>/dev/null || fail "the second meter did not wait: $(cat "$T/out2" "$T/err2")"
@@ -272,7 +275,7 @@ test_a_second_meter_waits_its_turn_saying_who_holds_the_meter() {
 	start_cyclesoak -m 100
 	(cd "$T" && ZC_METER_WAIT=1 "$ROOT/cyclesoak" -1 -m 100 >"$T/out2" 2>"$T/err2") || rc=$?
 	expect_eq "$rc" 1 "exit once the wait ran out"
-	expect_eq "$(tail -n 1 "$T/err2")" "cyclesoak: another meter is running on this host: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong (waited 1 s for it: ZC_METER_WAIT)" \
+	expect_eq "$(tail -n 1 "$T/err2")" "cyclesoak: another meter is running on this host: pid $CS_PID (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock $(held_cpus); two meters count each other's soakers, and both would be wrong (waited 1 s for it: ZC_METER_WAIT)" \
 		"the wait that ran out"
 	rc=0
 	(cd "$T" && ZC_METER_WAIT=soon "$ROOT/cyclesoak" -1 -m 100 >"$T/out2" 2>"$T/err2") || rc=$?
@@ -315,7 +318,7 @@ test_H_holds_the_meter_while_its_command_runs() {
 		echo \"orphaned: \$(ls orphan 2>/dev/null)\$(cat orphan.err)\"'" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc" 0 "the script's exit"
 	expect_match "$(sed -n 1p "$T/out")" '^outside 1 holder [0-9]+$'
-	expect_eq "$(sed -n 1p "$T/err")" "cyclesoak: another meter is running on this host: pid $(sed -n 's/.* holder //p' "$T/out") (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong" \
+	expect_eq "$(sed -n 1p "$T/err")" "cyclesoak: another meter is running on this host: pid $(sed -n 's/.* holder //p' "$T/out") (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock $(held_cpus); two meters count each other's soakers, and both would be wrong" \
 		"the meter outside the hold"
 	expect_eq "$(sed -n 2p "$T/out")" "held 0" "the holder's exit"
 	expect_match "$(sed -n 3p "$T/out")" '^inside -?[0-9]+\.[0-9]$'
@@ -354,7 +357,7 @@ wrong 1
 none 1 " "the meters without the token"
 	expect_match "$(sed -n 5p "$T/out")" '^handed 0 -?[0-9]+\.[0-9]$' "the meter handed the token"
 	for who in claimed wrong none; do
-		expect_eq "$(grep "^$who: " "$T/err")" "$who: cyclesoak: another meter is running on this host: pid $holder (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong" \
+		expect_eq "$(grep "^$who: " "$T/err")" "$who: cyclesoak: another meter is running on this host: pid $holder (cyclesoak, user $(id -un)) holds /tmp/zc-meter.lock $(held_cpus); two meters count each other's soakers, and both would be wrong" \
 			"what the meter with the word '$who' was told"
 	done
 }

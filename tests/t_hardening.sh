@@ -49,7 +49,8 @@ test_a_corrupt_counts_file_is_refused_line_by_line() {
 	counts_refused '5000000\ncpus  1\n' "$second"
 	counts_refused '5000000\ncpus -1\n' "$second"
 	counts_refused '5000000\ncpus 99999999999999999999\n' "$second"
-	counts_refused '5000000\ncpus 1\nspread 1.00%\nmore\n' "it has more than three lines"
+	counts_refused '5000000\ncpus 1\nspread 1.00%\nmore\n' "the fourth line is not 'per_cpu CPU:RATE ...', a rate for each of its CPUs"
+	counts_refused '5000000\ncpus 1\nspread 1.00%\nper_cpu 0:5000000\nmore\n' "it has more than four lines"
 }
 
 # A sender trickling 100 KiB in the first second, below zcs's 256 KiB
@@ -263,7 +264,7 @@ test_the_meter_lock_cannot_be_planted() {
 		{ kill \$p; wait \$p; } 2>/dev/null
 		echo \"pid \$p\"
 		exit \$rc'" >"$T/out" 2>"$T/err" || rc=$?
-	expect_eq "$rc:$(cat "$T/err")" "1:cyclesoak: another meter is running on this host: $(tail -n 1 "$T/out") (cyclesoak, user nobody) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
+	expect_eq "$rc:$(cat "$T/err")" "1:cyclesoak: another meter is running on this host: $(tail -n 1 "$T/out") (cyclesoak, user nobody) holds /tmp/zc-meter.lock $(held_cpus); two meters count each other's soakers, and both would be wrong"
 }
 
 # A peer cannot hold zcs for as long as it likes: with -L 2, two connections

@@ -99,8 +99,16 @@ test_zcc_J_with_c_has_the_meters_figures() {
 	start_zcs
 	(cd "$T" && "$ROOT/zcc" -J -c -T 200 -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out")
 	expect_eq "$(jq_py "$T/out" 'sorted(objs[0]["meter"])')" \
-		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_before_pct', 'load_pct', 'note', 'seconds', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_before_pct', 'load_pct', 'note', 'seconds', 'slowdown_pct', 'steal_flagged', 'steal_pct', 'tare_ms', 'time_lost_pct']"
 	expect_eq "$(jq_py "$T/out" 'objs[0]["meter"]["cpus"], objs[0]["meter"]["tare_ms"]')" "($(allowed_cpus), 200)"
+	# Each metered CPU's figures, in the order of the CPUs, and the busiest, the one of the highest load.
+	expect_eq "$(jq_py "$T/out" '[c["cpu"] for c in objs[0]["cpus"]], sorted(objs[0]["cpus"][0])')" \
+		"($(affinity_cpus | paste -sd, - | sed 's/^/[/; s/,/, /g; s/$/]/'), ['cpu', 'irq', 'load', 'softirq', 'steal', 'system', 'user'])"
+	expect_eq "$(jq_py "$T/out" 'objs[0]["busiest"]["load"] == max(c["load"] for c in objs[0]["cpus"]) and objs[0]["busiest"]["cpu"] in [c["cpu"] for c in objs[0]["cpus"] if c["load"] == objs[0]["busiest"]["load"]]')" True \
+		"the busiest: $(cat "$T/out")"
+	# The whole's load is the CPUs' weighed by their rates, which differ little: near their mean.
+	expect_eq "$(jq_py "$T/out" 'abs(objs[0]["meter"]["load_pct"] - sum(c["load"] for c in objs[0]["cpus"]) / len(objs[0]["cpus"])) < 2')" True \
+		"the whole against its CPUs: $(cat "$T/out")"
 	jq_py "$T/out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and objs[0]["meter"]["demand_us_per_kb"] is not None' |
 		grep -qx True || fail "meter figures: $(cat "$T/out")"
 	# The load's two parts add up to it (each rounded to 0.1).
@@ -122,7 +130,7 @@ test_zcs_J_with_c_has_the_meters_figures_per_connection() {
 	"$ROOT/zcc" -n 20 -p "$PORT" -s 127.0.0.1 "$T"/f/* >/dev/null || fail "zcc failed"
 	wait_summaries 1
 	expect_eq "$(jq_py "$T/zcs.out" 'sorted(objs[0]["meter"])')" \
-		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_before_pct', 'load_pct', 'note', 'seconds', 'shared', 'slowdown_pct', 'tare_ms', 'time_lost_pct']"
+		"['cpus', 'demand_us_per_kb', 'kernel_pct', 'load_before_pct', 'load_pct', 'note', 'seconds', 'shared', 'slowdown_pct', 'steal_flagged', 'steal_pct', 'tare_ms', 'time_lost_pct']"
 	expect_eq "$(jq_py "$T/zcs.out" 'objs[0]["meter"]["cpus"], 250 <= objs[0]["meter"]["tare_ms"] <= 450, objs[0]["meter"]["shared"]')" \
 		"($(allowed_cpus), True, False)"
 	jq_py "$T/zcs.out" '-100 < objs[0]["meter"]["load_pct"] <= 100 and abs(objs[0]["meter"]["seconds"] - objs[0]["result"]["seconds"]) < 0.05' |
@@ -157,13 +165,16 @@ test_cyclesoak_J_prints_an_object_per_sample() {
 	started "$cs"
 	wait_until 10 eval '[ "$(wc -l <"$T/out")" -ge 3 ]' || fail "samples: $(cat "$T/out" "$T/err")"
 	stop_pid "$cs"
-	expect_eq "$(jq_py "$T/out" 'set(o["program"] for o in objs), set(o["cpus"] for o in objs), set(len(o["free_pct"]) for o in objs)')" \
-		"({'cyclesoak'}, {$(allowed_cpus)}, {$(allowed_cpus)})"
+	expect_eq "$(jq_py "$T/out" 'set(o["program"] for o in objs), set(o["n_cpus"] for o in objs), set(len(o["free_pct"]) for o in objs), set(len(o["cpus"]) for o in objs)')" \
+		"({'cyclesoak'}, {$(allowed_cpus)}, {$(allowed_cpus)}, {$(allowed_cpus)})"
+	# A CPU's free share is 100 less its load; the busiest is the CPU of the highest load.
+	expect_eq "$(jq_py "$T/out" 'all(abs(f["pct"] + c["load"] - 100) <= 0.11 for o in objs for f, c in zip(o["free_pct"], o["cpus"])) and all(o["busiest"]["load"] == max(c["load"] for c in o["cpus"]) for o in objs)')" True \
+		"each CPU's figures: $(cat "$T/out")"
 	expect_eq "$(jq_py "$T/out" 'all(0.15 < o["seconds"] < 0.5 and -50 < o["load_pct"] <= 100 for o in objs)')" True
 	expect_eq "$(jq_py "$T/out" 'all(abs(o["time_lost_pct"] + o["slowdown_pct"] - o["load_pct"]) <= 0.15 for o in objs)')" True \
 		"the load's two parts: $(cat "$T/out")"
 	(cd "$T" && "$ROOT/cyclesoak" -J -1 >"$T/one" 2>"$T/err") || fail "cyclesoak -J -1: $(cat "$T/err")"
-	expect_eq "$(jq_py "$T/one" 'len(objs), objs[0]["cpus"], 0.9 < objs[0]["seconds"] < 1.5')" \
+	expect_eq "$(jq_py "$T/one" 'len(objs), objs[0]["n_cpus"], 0.9 < objs[0]["seconds"] < 1.5')" \
 		"(1, $(allowed_cpus), True)" "one sample with -1"
 	# Its objects fit the one schema (test_every_programs_J_fits_the_one_schema's).
 	schema_check "$T/out" "$T/one" || fail "the objects that do not fit the schema are above"

@@ -48,7 +48,11 @@ test_turns_print_every_arm_and_each_against_the_cheapest() {
 	calibrate_here
 	start_zcs
 	(cd "$T" && "$ROOT/zcc" -c -T 0 -m write,sendfile -A 50 -R 100m -n 40 -s 127.0.0.1 -p "$PORT" \
-		"$T"/f/* >"$T/out" 2>"$T/err") || fail "zcc failed: $(cat "$T/err")"
+		"$T"/f/* >"$T/all" 2>"$T/err") || fail "zcc failed: $(cat "$T/err")"
+	# The lines of each CPU, and the busiest, after; the rest as they were.
+	expect_cpu_lines "$(cat "$T/all")" 2 ""
+	expect_match "$(grep -v -E "$STEAL_LINE" "$T/all" | tail -n 1)" "$BUSIEST_LINE"
+	without_cpu_lines <"$T/all" >"$T/out"
 	total=$(stream_bytes 40 "$T"/f/*)
 	expect_match "$(sed -n 1p "$T/out")" "^sent $total bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode write,sendfile, rate 102400 kbytes/sec asked(, [0-9]+% reached \\(short of it\\))?, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES$LO_LINK\$"
 	arms=$(sed -n '2,3p' "$T/out")
@@ -78,7 +82,7 @@ test_turns_say_when_the_cheapest_demand_is_0_or_below() {
 	start_zcs
 	(cd "$T" && "$ROOT/zcc" -c -T 0 -m write,sendfile -A 50 -R 100m -n 40 -s 127.0.0.1 -p "$PORT" \
 		"$T"/f/* >"$T/out" 2>"$T/err") || fail "zcc failed: $(cat "$T/err")"
-	expect_match "$(sed -n 4p "$T/out")" "^(write|sendfile): not resolved against (write|sendfile) \\(its demand is 0 or below: no share of it\\)(, the kernel's view $PCT)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 1 cycle\$"
+	expect_match "$(without_cpu_lines <"$T/out" | sed -n 4p)" "^(write|sendfile): not resolved against (write|sendfile) \\(its demand is 0 or below: no share of it\\)(, the kernel's view $PCT)?; load [-+][0-9.]+ points \\[[-+][0-9.]+, [-+][0-9.]+\\]; [0-9]+ blocks of 1 cycle\$"
 }
 
 test_turns_without_the_meter_give_each_arms_throughput_alone() {
@@ -120,8 +124,8 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 	out=$(cd "$T" && "$ROOT/zcc" -J -c -T 0 -m send,send -A 100 -R 50m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
 		fail "zcc failed"
 	expect_match "$out" '"settings":\{[^}]*"mode":"send,send"'
-	expect_match "$out" '"turns":\{"taken_by":"zcc","slot_ms":100,"block_cycles":1,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+\},\{"arm":"send#2",'
-	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$out" '"turns":\{"taken_by":"zcc","slot_ms":100,"block_cycles":1,"arms":\[\{"arm":"send#1","mode":"send","slots":[0-9]+,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":-?[0-9.]+(,"cpus":\[[^]]*\])?\},\{"arm":"send#2",'
+	expect_match "$out" '"cheapest":"send#[12]","comparisons":\[\{"arm":"send#[12]","against":"send#[12]","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{[^}]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}(,"cpus":\[[^]]*\])?\}\]'
 	expect_match "$out" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[0-9]+,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":-?[0-9.]+\}'
 	# Paced, the bytes not yet sent are held to a sixteenth of a slot at
 	# the rate (50 MiB/s for 100 ms: 327680), and the queue as each slot
@@ -286,14 +290,17 @@ test_zcs_follows_the_slots_of_zcc_turns() {
 	start_zcs -J -c -T 200
 	out=$("$ROOT/zcc" -E -m write,sendfile -A 40 -R 100m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/*) ||
 		fail "zcc failed"
+	# The receiver's lines of each CPU come back with its figures.
+	expect_cpu_lines "$out" 2 "receiver: "
+	out=$(without_cpu_lines <<<"$out")
 	total=$(stream_bytes 40 "$T"/f/*)
 	wait_until 5 eval 'grep -q "\"program\":\"zcs\"" "$T/zcs.out"' || fail "no zcs summary: $(cat "$T/zcs.err")"
 	zj=$(grep '"program":"zcs"' "$T/zcs.out")
 	expect_match "$zj" "\"result\":\\{\"bytes\":$total,"
 	expect_match "$zj" '"complete":true,"waiting_for":null,"extra_bytes":0,'
 	expect_match "$zj" '"exchange":true'
-	expect_match "$zj" '"turns":\{"taken_by":"zcc","slot_ms":40,"block_cycles":1,"arms":\[\{"arm":"write","mode":"write","slots":[1-9][0-9]*,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\},\{"arm":"sendfile",'
-	expect_match "$zj" '"cheapest":"(write|sendfile)","comparisons":\[\{"arm":"(write|sendfile)","against":"(write|sendfile)","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[1-9][0-9]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$zj" '"turns":\{"taken_by":"zcc","slot_ms":40,"block_cycles":1,"arms":\[\{"arm":"write","mode":"write","slots":[1-9][0-9]*,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)(,"cpus":\[[^]]*\])?\},\{"arm":"sendfile",'
+	expect_match "$zj" '"cheapest":"(write|sendfile)","comparisons":\[\{"arm":"(write|sendfile)","against":"(write|sendfile)","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{"estimate":(-?[0-9.]+|null),"lo":(-?[0-9.]+|null),"hi":(-?[0-9.]+|null),"n":[0-9]+\},"kernel_demand_pct":\{[^}]*\},"load_points":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[1-9][0-9]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}(,"cpus":\[[^]]*\])?\}\]'
 	expect_match "$zj" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[1-9][0-9]*,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\}'
 	expect_match "$zj" '"samples":[1-9][0-9]*,"sample_period_ms":2,"samples_cpu_ms":[0-9.]+,"receive_queue_median_bytes":[0-9]+\}\}$'
 	# zcc: its own lines, then the receiver's, with the same slots.
@@ -447,8 +454,9 @@ test_zcs_turns_print_each_arm_and_json_them_as_zccs() {
 	start_zcs -c -T 200 -m read,trunc -A 40
 	"$ROOT/zcc" -R 100m -n 40 -s 127.0.0.1 -p "$PORT" "$T"/f/* >/dev/null 2>"$T/zcc.err" || fail "zcc failed: $(cat "$T/zcc.err")"
 	total=$(stream_bytes 40 "$T"/f/*)
-	wait_until 5 eval 'grep -q "^the slots measured" "$T/zcs.out"' || fail "no turns from zcs: $(cat "$T/zcs.out")"
-	lines=$(cat "$T/zcs.out")
+	wait_until 5 eval 'grep -q -E "$BUSIEST_LINE" "$T/zcs.out"' || fail "no turns from zcs: $(cat "$T/zcs.out")"
+	expect_cpu_lines "$(cat "$T/zcs.out")" 2 "receiver: "
+	lines=$(without_cpu_lines <"$T/zcs.out")
 	expect_match "$(sed -n 1p <<<"$lines")" "^received $total bytes in [0-9.]+ s, [0-9]+ kbytes/sec, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES$LO_LINK\$"
 	expect_match "$(sed -n 2p <<<"$lines")" '^receiver: arm read: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, load -?[0-9]+\.[0-9]%, demand -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9]+\.[0-9]%$'
 	expect_match "$(sed -n 3p <<<"$lines")" '^receiver: arm trunc: [1-9][0-9]* slots, [0-9]+ bytes in [0-9]+\.[0-9]{3} s, [0-9]+ kbytes/sec, load -?[0-9]+\.[0-9]%, demand -?[0-9]+\.[0-9]{3} us/KB, kernel -?[0-9]+\.[0-9]%$'
@@ -471,8 +479,8 @@ test_zcs_turns_print_each_arm_and_json_them_as_zccs() {
 	expect_match "$zj" '"settings":\{"protocol":"tcp","mode":"read,trunc",'
 	expect_match "$zj" "\"result\":\\{\"bytes\":$total,"
 	expect_match "$zj" '"complete":true,"waiting_for":null,"extra_bytes":0,'
-	expect_match "$zj" '"turns":\{"taken_by":"zcs","slot_ms":40,"block_cycles":1,"arms":\[\{"arm":"read","mode":"read","slots":[1-9][0-9]*,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\},\{"arm":"trunc","mode":"trunc",'
-	expect_match "$zj" '"cheapest":"(read|trunc)","comparisons":\[\{"arm":"(read|trunc)","against":"(read|trunc)","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{[^}]*\},"kernel_demand_pct":\{[^}]*\},"load_points":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[1-9][0-9]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}\}\]'
+	expect_match "$zj" '"turns":\{"taken_by":"zcs","slot_ms":40,"block_cycles":1,"arms":\[\{"arm":"read","mode":"read","slots":[1-9][0-9]*,"bytes":[0-9]+,"seconds":[0-9.]+,"kbytes_per_sec":[0-9]+,"load_pct":-?[0-9.]+,"demand_us_per_kb":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)(,"cpus":\[[^]]*\])?\},\{"arm":"trunc","mode":"trunc",'
+	expect_match "$zj" '"cheapest":"(read|trunc)","comparisons":\[\{"arm":"(read|trunc)","against":"(read|trunc)","verdict":"(differs|same|unresolved)","carried_by":("kernel"|"slowdown"|null),"demand_pct":\{[^}]*\},"kernel_demand_pct":\{[^}]*\},"load_points":\{"estimate":-?[0-9.]+,"lo":-?[0-9.]+,"hi":-?[0-9.]+,"n":[1-9][0-9]*\},"time_lost_points":\{[^}]*\},"kernel_points":\{[^}]*\}(,"cpus":\[[^]]*\])?\}\]'
 	expect_match "$zj" '"slots":\[\{"arm":[12],"cycle":1,"seconds":0\.[0-9]+,"bytes":[1-9][0-9]*,"load_pct":-?[0-9.]+,"time_lost_pct":-?[0-9.]+,"kernel_pct":(-?[0-9.]+|null)\}.*\],"samples_cpu_ms":[0-9.]+\}\}$'
 }
 
@@ -683,6 +691,9 @@ test_the_readmes_quickest_answer_runs_as_written() {
 	start_zcs
 	out=$(cd "$T" && "$ROOT/zcc" -c -m send,sendfile -R 400m -t 4 -p "$PORT" -s localhost files/* 2>"$T/err") ||
 		fail "zcc failed: $(cat "$T/err")"
+	expect_cpu_lines "$out" 2 ""
+	expect_match "$(grep -v -E "$STEAL_LINE" <<<"$out" | tail -n 1)" "$BUSIEST_LINE"
+	out=$(without_cpu_lines <<<"$out")
 	expect_match "$(sed -n 1p <<<"$out")" "^sent [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode send,sendfile, rate 409600 kbytes/sec asked(, [0-9]+% reached \\(short of it\\))?, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$CPU_TIMES$LO_LINK\$"
 	expect_match "$(sed -n 2p <<<"$out")" '^arm send: [1-9][0-9]* slots, [0-9]+ bytes in [0-9.]+ s, [0-9]+ kbytes/sec, load -?[0-9.]+%, demand -?[0-9.]+ us/KB, kernel -?[0-9.]+%$'
 	expect_match "$(sed -n 3p <<<"$out")" '^arm sendfile: [1-9][0-9]* slots, '

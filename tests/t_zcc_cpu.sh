@@ -4,12 +4,18 @@
 . "$(dirname "$0")/lib.sh"
 
 test_c_appends_load_demand_kernel_view_and_own_cpu() {
-	local line load kernel secs own
+	local out line load kernel secs own
 	runs_alone
 	make_big_file "$T/big" 64
 	calibrate_here
 	start_zcs
-	line=$(cd "$T" && "$ROOT/zcc" -c -n 20 -s 127.0.0.1 -p "$PORT" "$T/big")
+	out=$(cd "$T" && "$ROOT/zcc" -c -n 20 -s 127.0.0.1 -p "$PORT" "$T/big")
+	line=$(echo "$out" | sed -n 1p)
+	# After the summary, the busiest CPU: its load no less than the whole's, a weighted mean of the CPUs'.
+	expect_match "$(echo "$out" | sed -n 2p)" "$BUSIEST_LINE"
+	awk -v b="$(echo "$out" | sed -n '2s/.*: load \(-\{0,1\}[0-9.]*\)%.*/\1/p')" -v l="$(field "$line" load)" \
+		'BEGIN { exit !(b >= l - 0.1) }' || fail "the busiest CPU's load below the whole's: $out"
+	expect_eq "$(echo "$out" | sed 1,2d | grep -v -E "$STEAL_LINE")" "" "the lines after the busiest"
 	expect_match "$line" "^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, load -?[0-9]+\\.[0-9]%, demand -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%$CPU_TIMES$LO_LINK\$"
 	expect_eq "$(echo "$line" | awk '{ print $2 }')" "$(stream_bytes 20 "$T/big")" "bytes"
 	load=$(field "$line" load)

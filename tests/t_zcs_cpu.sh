@@ -111,7 +111,7 @@ test_c_is_the_one_meter_on_the_host() {
 	make_files "$T/f"
 	calibrate_here
 	start_zcs -c
-	why="another meter is running on this host: pid $ZCS_PID (zcs, user $(id -un)) holds /tmp/zc-meter.lock; two meters count each other's soakers, and both would be wrong"
+	why="another meter is running on this host: pid $ZCS_PID (zcs, user $(id -un)) holds /tmp/zc-meter.lock $(held_cpus); two meters count each other's soakers, and both would be wrong"
 	rc=0
 	(cd "$T" && "$ROOT/zcc" -c -s 127.0.0.1 -p "$PORT" "$T/f/one" >"$T/out" 2>"$T/err") || rc=$?
 	expect_eq "$rc" 1 "zcc -c's exit"

@@ -19,26 +19,33 @@ static void write_file(const char *text)
 	fclose(f);
 }
 
+/* CPUs 0 to 15, the first n of which a meter of n CPUs soaks. */
+static const int first[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
 static int read_counts(const char *text, int n_cpus, struct soak_counts *c, char *why)
 {
 	write_file(text);
-	return counts_read(path, n_cpus, c, why, 256);
+	return counts_read(path, first, n_cpus, c, why, 256);
 }
 
 static void counts_round_trip_in_the_2001_format_plus_cpus_and_spread(void)
 {
-	struct soak_counts c = { .per_sec = 6084496.4, .spread = 0.0123 }, got = { 0 };
-	char why[256], text[64] = "";
+	static struct soak_counts c = { .per_sec = 6084496.4, .spread = 0.0123 }, got;
+	char why[256], text[128] = "";
+	int cpus[2] = { 0, 3 };
 	FILE *f;
 
-	CHECK(counts_write(path, &c, 2) == 0);
+	c.cpu_per_sec[0] = 3042000.2;
+	c.cpu_per_sec[1] = 3042496.7;
+	CHECK(counts_write(path, &c, cpus, 2) == 0);
 	f = fopen(path, "r");
 	CHECK(f && fread(text, 1, sizeof(text) - 1, f) > 0);
 	fclose(f);
-	CHECK_STR(text, "6084496\ncpus 2\nspread 1.23%\n");
-	CHECK(counts_read(path, 2, &got, why, sizeof(why)) == 0);
+	CHECK_STR(text, "6084496\ncpus 2\nspread 1.23%\nper_cpu 0:3042000 3:3042497\n");
+	CHECK(counts_read(path, cpus, 2, &got, why, sizeof(why)) == 0);
 	CHECK(got.per_sec == 6084496);
 	CHECK(got.spread > 0.01229 && got.spread < 0.01231);
+	CHECK(got.per_cpu_known && got.cpu_per_sec[0] == 3042000 && got.cpu_per_sec[1] == 3042497);
 }
 
 static void a_file_without_spread_or_cpus_is_accepted(void)
@@ -47,6 +54,8 @@ static void a_file_without_spread_or_cpus_is_accepted(void)
 	char why[256];
 
 	CHECK(read_counts("1234567\n", 4, &c, why) == 0 && c.per_sec == 1234567 && isnan(c.spread));
+	/* No rate a CPU: each the total's share. */
+	CHECK(!c.per_cpu_known && c.cpu_per_sec[3] == 1234567 / 4.0);
 	CHECK(read_counts("1234567", 1, &c, why) == 0);
 	CHECK(read_counts("1234567\ncpus 1\n", 1, &c, why) == 0 && isnan(c.spread));
 }
@@ -67,7 +76,10 @@ static void each_bad_file_has_its_own_message(void)
 		": the first line is not a count of loops/sec: run 'cyclesoak -C' on an idle system";
 	static const char not_spread[] =
 		": the third line is not 'spread P%': run 'cyclesoak -C' on an idle system";
-	struct soak_counts c = { .per_sec = 42 };
+	static const char not_per_cpu[] =
+		": the fourth line is not 'per_cpu CPU:RATE ...', a rate for each of its CPUs: run "
+		"'cyclesoak -C' on an idle system";
+	static struct soak_counts c = { .per_sec = 42 };
 	char why[256], want[512];
 
 	check_refused("", 1, &c, " is empty: run 'cyclesoak -C' on an idle system");
@@ -82,8 +94,21 @@ static void each_bad_file_has_its_own_message(void)
 		      "'cyclesoak -C -N 2' or measure with -N 1");
 	check_refused("100\ncpus 1\nspread 1.2\n", 1, &c, not_spread);
 	check_refused("100\ncpus 1\nspread 1.2%x\n", 1, &c, not_spread);
+	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50\n", 2, &c, not_per_cpu);
+	check_refused("100\ncpus 1\nspread 1.2%\nper_cpu 0:50 1:50\n", 1, &c, not_per_cpu);
+	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50 0:50\n", 2, &c, not_per_cpu);
+	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50 1:0\n", 2, &c, not_per_cpu);
+	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50  1:50\n", 2, &c, not_per_cpu);
+	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50 1:50 \n", 2, &c, not_per_cpu);
+	check_refused("100\ncpus 1\nspread 1.2%\nper_cpu 1024:50\n", 1, &c, not_per_cpu);
+	check_refused("100\ncpus 1\nspread 1.2%\nper_cpu 0:50\nmore\n", 1, &c,
+		      ": it has more than four lines: run 'cyclesoak -C' on an idle system");
+	/* A rate a CPU serves any set of its CPUs; a CPU it did not calibrate is refused. */
+	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 4:50 6:50\n", 1, &c,
+		      " has no rate for CPU 0 (it calibrated CPUs 4 and 6): calibrate the CPUs this "
+		      "run uses");
 	unlink(path);
-	CHECK(counts_read(path, 1, &c, why, sizeof(why)) == -1);
+	CHECK(counts_read(path, first, 1, &c, why, sizeof(why)) == -1);
 	snprintf(want, sizeof(want),
 		 "%s: No such file or directory: run 'cyclesoak -C' on an idle system", path);
 	CHECK_STR(why, want);
@@ -98,13 +123,36 @@ static void a_calibration_parses_from_any_stream(void)
 	struct soak_counts c = { 0 };
 	char why[256];
 
-	CHECK(counts_parse(f, "here", 3, &c, why, sizeof(why)) == 0);
+	CHECK(counts_parse(f, "here", first, 3, &c, why, sizeof(why)) == 0);
 	CHECK(c.per_sec == 5000 && c.spread > 0.00499 && c.spread < 0.00501);
 	rewind(f);
-	CHECK(counts_parse(f, "here", 2, &c, why, sizeof(why)) == -1);
+	CHECK(counts_parse(f, "here", first, 2, &c, why, sizeof(why)) == -1);
 	CHECK_STR(why, "here was calibrated on 3 CPUs and this run uses 2: calibrate with "
 		       "'cyclesoak -C -N 2' or measure with -N 3");
 	fclose(f);
+}
+
+/*
+ * A calibration of CPUs 0 to 3 serves a meter of CPU 2 alone (its own rate),
+ * of CPUs 1 and 3 (their sum), and of all four (the file's total, the median
+ * of the whole's samples, as 2001 had it).
+ */
+static void a_rate_a_cpu_serves_any_set_of_its_cpus(void)
+{
+	static const int two[] = { 2 }, odd[] = { 1, 3 }, all[] = { 0, 1, 2, 3 };
+	static struct soak_counts c;
+	char why[256];
+
+	write_file("4000\ncpus 4\nspread 0.50%\nper_cpu 0:990 1:1000 2:1010 3:1020\n");
+	CHECK(counts_read(path, two, 1, &c, why, sizeof(why)) == 0);
+	CHECK(c.per_sec == 1010 && c.cpu_per_sec[0] == 1010);
+	CHECK(counts_read(path, odd, 2, &c, why, sizeof(why)) == 0);
+	CHECK(c.per_sec == 2020 && c.cpu_per_sec[0] == 1000 && c.cpu_per_sec[1] == 1020);
+	CHECK(counts_read(path, all, 4, &c, why, sizeof(why)) == 0);
+	CHECK(c.per_sec == 4000 && c.cpu_per_sec[0] == 990 && c.cpu_per_sec[3] == 1020);
+	/* A file of another zc, with no rate a CPU, serves its own count of CPUs alone. */
+	write_file("4000\ncpus 4\nspread 0.50%\n");
+	CHECK(counts_read(path, two, 1, &c, why, sizeof(why)) == -1);
 }
 
 /* A NUL byte does not end a line early: "12", NUL, junk is no count of 12. */
@@ -115,7 +163,7 @@ static void a_nul_byte_in_a_line_is_refused(void)
 	struct soak_counts c = { 0 };
 	char why[256];
 
-	CHECK(counts_parse(f, "here", 1, &c, why, sizeof(why)) == -1);
+	CHECK(counts_parse(f, "here", first, 1, &c, why, sizeof(why)) == -1);
 	CHECK_STR(why, "here: the first line is not a count of loops/sec: run 'cyclesoak -C' on an "
 		       "idle system");
 	fclose(f);
@@ -141,6 +189,7 @@ int main(void)
 	RUN(each_bad_file_has_its_own_message);
 	RUN(a_calibration_parses_from_any_stream);
 	RUN(a_nul_byte_in_a_line_is_refused);
+	RUN(a_rate_a_cpu_serves_any_set_of_its_cpus);
 	RUN(a_directory_is_checked_for_writing);
 	unlink(path);
 	rmdir(dir);

@@ -19,6 +19,19 @@
 
 static char dir[] = "/tmp/test_hostlock.XXXXXX";
 
+/* "for CPUs 0-N", the host's CPUs as a holder's line names them. */
+static const char *host_cpus(void)
+{
+	static char text[64];
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (n == 1)
+		snprintf(text, sizeof(text), "for CPU 0");
+	else
+		snprintf(text, sizeof(text), "for CPUs 0-%ld", n - 1);
+	return text;
+}
+
 static const char *me(void)
 {
 	struct passwd *pw = getpwuid(getuid());
@@ -35,13 +48,13 @@ static void a_second_process_is_refused_and_told_who_holds_it(void)
 	pid_t kid;
 
 	snprintf(path, sizeof(path), "%s/lock", dir);
-	CHECK(hostlock_take(path, &fd, 0, NULL, got, sizeof(got)) == 0 && fd >= 0);
+	CHECK(hostlock_take(path, NULL, 0, &fd, 0, NULL, got, sizeof(got)) == 0 && fd >= 0);
 	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0666);
 	CHECK(pipe(fds) == 0);
 	kid = fork();
 	if (kid == 0) {
 		char err[512] = "";
-		int kfd = -1, rc = hostlock_take(path, &kfd, 0, NULL, err, sizeof(err));
+		int kfd = -1, rc = hostlock_take(path, NULL, 0, &kfd, 0, NULL, err, sizeof(err));
 
 		if (write(fds[1], err, strlen(err)) < 0)
 			_exit(3);
@@ -52,9 +65,9 @@ static void a_second_process_is_refused_and_told_who_holds_it(void)
 	close(fds[0]);
 	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	snprintf(want, sizeof(want),
-		 "another meter is running on this host: pid %d (test_hostlock, user %s) holds %s; "
+		 "another meter is running on this host: pid %d (test_hostlock, user %s) holds %s %s; "
 		 "two meters count each other's soakers, and both would be wrong",
-		 (int)getpid(), me(), path);
+		 (int)getpid(), me(), path, host_cpus());
 	CHECK_STR(got, want);
 	close(fd);
 	unlink(path);
@@ -74,7 +87,7 @@ static pid_t take_in_child(const char *path, long wait, long say_ms, int out)
 		char err[512] = "";
 		FILE *say = tmpfile();
 		char said[2048] = "";
-		int kfd = -1, rc = hostlock_wait_for(path, 1, &kfd, wait, say, say_ms, err, sizeof(err));
+		int kfd = -1, rc = hostlock_wait_for(path, 1, NULL, 0, &kfd, wait, say, say_ms, err, sizeof(err));
 
 		if (say) {
 			size_t n;
@@ -100,7 +113,7 @@ static void wait_behind_the_first(const char *path, long hold_ms, long say_ms, c
 	ssize_t n;
 	pid_t kid;
 
-	CHECK(hostlock_take(path, &fd, 0, NULL, got, len) == 0);
+	CHECK(hostlock_take(path, NULL, 0, &fd, 0, NULL, got, len) == 0);
 	CHECK(pipe(fds) == 0);
 	kid = take_in_child(path, 5, say_ms, fds[1]);
 	close(fds[1]);
@@ -127,8 +140,8 @@ static void a_second_meter_waits_for_the_first_and_says_who(void)
 	snprintf(path, sizeof(path), "%s/lock", dir);
 	wait_behind_the_first(path, 300, HOSTLOCK_SAY_EVERY_MS, got, sizeof(got));
 	snprintf(want, sizeof(want), "test_hostlock: waiting for the host's meter: pid %d (test_hostlock, "
-		 "user %s) holds %s (at most 5 s in all; ZC_METER_WAIT sets it, 0 to not wait)\n",
-		 (int)getpid(), me(), path);
+		 "user %s) holds %s %s (at most 5 s in all; ZC_METER_WAIT sets it, 0 to not wait)\n",
+		 (int)getpid(), me(), path, host_cpus());
 	CHECK(strncmp(got, want, strlen(want)) == 0);
 	line2 = got + strlen(want);
 	CHECK(sscanf(line2, "test_hostlock: took the host's meter after %lf s of waiting\n|", &waited) == 1);
@@ -144,8 +157,8 @@ static void a_long_wait_says_it_is_still_waiting(void)
 
 	snprintf(path, sizeof(path), "%s/lock", dir);
 	wait_behind_the_first(path, 1100, 300, got, sizeof(got));
-	snprintf(want, sizeof(want), "s of at most 5; pid %d (test_hostlock, user %s) holds it\n",
-		 (int)getpid(), me());
+	snprintf(want, sizeof(want), "s of at most 5; pid %d (test_hostlock, user %s) holds %s %s\n",
+		 (int)getpid(), me(), path, host_cpus());
 	for (p = strchr(got, '\n') + 1; strncmp(p, "test_hostlock: still waiting", 28) == 0;
 	     p = strchr(p, '\n') + 1) {
 		int secs = -1, at = 0;
@@ -168,7 +181,7 @@ static void a_wait_that_runs_out_says_so(void)
 	pid_t kid;
 
 	snprintf(path, sizeof(path), "%s/lock", dir);
-	CHECK(hostlock_take(path, &fd, 0, NULL, got, sizeof(got)) == 0);
+	CHECK(hostlock_take(path, NULL, 0, &fd, 0, NULL, got, sizeof(got)) == 0);
 	CHECK(pipe(fds) == 0);
 	kid = take_in_child(path, 1, HOSTLOCK_SAY_EVERY_MS, fds[1]);
 	close(fds[1]);
@@ -176,8 +189,8 @@ static void a_wait_that_runs_out_says_so(void)
 	close(fds[0]);
 	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 1);
 	snprintf(want, sizeof(want), "another meter is running on this host: pid %d (test_hostlock, "
-		 "user %s) holds %s; two meters count each other's soakers, and both would be wrong "
-		 "(waited 1 s for it: ZC_METER_WAIT)", (int)getpid(), me(), path);
+		 "user %s) holds %s %s; two meters count each other's soakers, and both would be wrong "
+		 "(waited 1 s for it: ZC_METER_WAIT)", (int)getpid(), me(), path, host_cpus());
 	CHECK(strstr(got, want) != NULL);
 	close(fd);
 	unlink(path);
@@ -211,7 +224,7 @@ static void take_outside_as(const char *path, const char *inside_word, uid_t uid
 				setenv(HOSTLOCK_INSIDE_ENV, inside_word, 1);
 			else
 				unsetenv(HOSTLOCK_INSIDE_ENV);
-			if (hostlock_take(path, &kfd, 0, NULL, err, sizeof(err)) == 0)
+			if (hostlock_take(path, NULL, 0, &kfd, 0, NULL, err, sizeof(err)) == 0)
 				strcpy(err, "taken");
 			if (write(fds[1], err, strlen(err)) < 0)
 				_exit(3);
@@ -249,7 +262,7 @@ static void a_hold_lets_in_what_runs_inside_it_and_no_other(void)
 	first = fork();
 	if (first == 0) {
 		/* Inside: takes the meter, and holds it until the parent is done. */
-		int rc = hostlock_take(path, &kfd, 0, NULL, err, sizeof(err));
+		int rc = hostlock_take(path, NULL, 0, &kfd, 0, NULL, err, sizeof(err));
 
 		if (write(fds[1], rc == 0 ? "y" : "n", 1) != 1)
 			_exit(3);
@@ -378,17 +391,91 @@ static void a_link_or_a_fifo_is_refused(void)
 	snprintf(path, sizeof(path), "%s/lock", dir);
 	snprintf(target, sizeof(target), "%s/target", dir);
 	CHECK(symlink(target, path) == 0);
-	CHECK(hostlock_take(path, &fd, 0, NULL, err, sizeof(err)) == -1 && fd == -1);
+	CHECK(hostlock_take(path, NULL, 0, &fd, 0, NULL, err, sizeof(err)) == -1 && fd == -1);
 	snprintf(want, sizeof(want), "%s (the lock that keeps two meters apart) is a symbolic "
 		 "link; it is user %s's: they or root can remove it", path, me());
 	CHECK_STR(err, want);
 	CHECK(lstat(target, &sb) == -1);
 	unlink(path);
 	CHECK(mkfifo(path, 0600) == 0);
-	CHECK(hostlock_take(path, &fd, 0, NULL, err, sizeof(err)) == -1 && fd == -1);
+	CHECK(hostlock_take(path, NULL, 0, &fd, 0, NULL, err, sizeof(err)) == -1 && fd == -1);
 	snprintf(want, sizeof(want), "%s (the lock that keeps two meters apart) is not a regular "
 		 "file; it is user %s's: they or root can remove it", path, me());
 	CHECK_STR(err, want);
+	unlink(path);
+}
+
+/* In a child: a meter of cpus[0..n) at once (no wait); "taken", or why not, on fd. */
+static pid_t take_cpus_in_child(const char *path, const int *cpus, int n, int fd)
+{
+	pid_t kid;
+
+	fflush(NULL);
+	kid = fork();
+	if (kid == 0) {
+		char err[512] = "";
+		int kfd = -1, rc = hostlock_take(path, cpus, n, &kfd, 0, NULL, err, sizeof(err));
+
+		if (rc == 0)
+			strcpy(err, "taken");
+		if (write(fd, err, strlen(err)) < 0)
+			_exit(3);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	return kid;
+}
+
+/*
+ * A lock a CPU: a meter of CPU 1 runs beside one of CPU 0; one of CPUs 0
+ * and 1 is refused, named the holder and its CPUs; a meter of every CPU
+ * too, and a holder, which would keep the CPU's other meters out.
+ */
+static void meters_of_other_cpus_run_at_once_and_of_the_same_cpu_wait(void)
+{
+	static const int zero[] = { 0 }, one[] = { 1 }, both[] = { 0, 1 };
+	char path[64], err[512], got[1024], want[512];
+	int fd = -1, fds[2], st;
+	pid_t kid;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	CHECK(hostlock_take(path, zero, 1, &fd, 0, NULL, err, sizeof(err)) == 0);
+	CHECK(pipe(fds) == 0);
+	kid = take_cpus_in_child(path, one, 1, fds[1]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	memset(got, 0, sizeof(got));
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	CHECK_STR(got, "taken");
+	snprintf(want, sizeof(want), "another meter is running on this host: pid %d (test_hostlock, "
+		 "user %s) holds %s for CPU 0; two meters count each other's soakers, and both would "
+		 "be wrong", (int)getpid(), me(), path);
+	kid = take_cpus_in_child(path, both, 2, fds[1]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	memset(got, 0, sizeof(got));
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	CHECK_STR(got, want);
+	kid = take_cpus_in_child(path, NULL, 0, fds[1]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	memset(got, 0, sizeof(got));
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	CHECK_STR(got, want);
+	fflush(NULL);
+	kid = fork();
+	if (kid == 0) {
+		char e[512] = "";
+		int hfd = -1, rc = hostlock_hold(path, &hfd, 0, NULL, e, sizeof(e));
+
+		_exit(write(fds[1], e, strlen(e)) > 0 && rc < 0 ? 0 : 1);
+	}
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	memset(got, 0, sizeof(got));
+	CHECK(read(fds[0], got, sizeof(got) - 1) > 0);
+	CHECK_STR(got, want);
+	/* Once the first is gone, the second of CPUs 0 and 1 runs. */
+	close(fd);
+	kid = take_cpus_in_child(path, both, 2, fds[1]);
+	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(fds[0]);
+	close(fds[1]);
 	unlink(path);
 }
 
@@ -401,6 +488,7 @@ int main(void)
 	RUN(a_long_wait_says_it_is_still_waiting);
 	RUN(a_wait_that_runs_out_says_so);
 	RUN(a_hold_lets_in_what_runs_inside_it_and_no_other);
+	RUN(meters_of_other_cpus_run_at_once_and_of_the_same_cpu_wait);
 	RUN(only_the_holders_token_lets_in_a_process_started_another_way);
 	RUN(the_wait_comes_from_zc_meter_wait);
 	RUN(a_link_or_a_fifo_is_refused);

@@ -79,7 +79,7 @@ static void a_missing_calibration_is_an_error(void)
 {
 	struct meter m = { 0 };
 
-	CHECK(meter_start(&m, 1, 0) == -1);
+	CHECK(meter_start(&m, 1, NULL, 0) == -1);
 	CHECK_STR(m.soak.err, "./counts_per_sec: No such file or directory: run 'cyclesoak -C' on "
 			      "an idle system");
 	meter_close(&m);
@@ -93,7 +93,7 @@ static void a_tared_window_gives_figures(void)
 	FILE *cal = fopen("counts_per_sec", "w");
 
 	CHECK(cal && fputs("3000000\ncpus 1\nspread 1.00%\n", cal) >= 0 && fclose(cal) == 0);
-	if (meter_start(&m, 1, 0) < 0) {
+	if (meter_start(&m, 1, NULL, 0) < 0) {
 		CHECK(!"meter_start");
 		printf("#   %s\n", m.soak.err);
 		return;

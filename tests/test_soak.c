@@ -20,7 +20,7 @@ static void asking_for_more_cpus_than_allowed_is_refused(void)
 	int n = cpu_allowed((int[CPU_MAX_INDEX + 1]){ 0 }, CPU_MAX_INDEX + 1);
 	char want[96];
 
-	CHECK(soak_open(&m, n + 1, 0) == SOAK_TOO_MANY_CPUS);
+	CHECK(soak_open(&m, n + 1, NULL, 0) == SOAK_TOO_MANY_CPUS);
 	snprintf(want, sizeof(want), "only %d CPU%s available to this process", n,
 		 n == 1 ? " is" : "s are");
 	CHECK_STR(m.err, want);
@@ -36,7 +36,7 @@ static void asking_for_more_cpus_than_allowed_is_refused(void)
 #define START_OR_SKIP(m)                                                                     \
 	do {                                                                                 \
 		static char why_[sizeof((m)->err) + 64];                                      \
-		if (soak_open((m), 1, 0) == 0 && soak_start(m) == 0)                          \
+		if (soak_open((m), 1, NULL, 0) == 0 && soak_start(m) == 0)                          \
 			break;                                                               \
 		snprintf(why_, sizeof(why_), "the host is too busy to judge: %s", (m)->err); \
 		if (strstr((m)->err, "did not start within") ||                              \
@@ -159,7 +159,7 @@ static void a_second_meter_is_refused_while_one_runs(void)
 
 		/* Refused at once, not waited for (ZC_METER_WAIT). */
 		setenv("ZC_METER_WAIT", "0", 1);
-		rc = soak_open(&second, 1, 0) == 0 ? soak_start(&second) : 0;
+		rc = soak_open(&second, 1, NULL, 0) == 0 ? soak_start(&second) : 0;
 
 		if (write(fds[1], second.err, strlen(second.err)) < 0)
 			_exit(3);
@@ -170,7 +170,7 @@ static void a_second_meter_is_refused_while_one_runs(void)
 	close(fds[0]);
 	CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	snprintf(want, sizeof(want),
-		 "another meter is running on this host: pid %d (test_soak, user %s) holds %s; two meters "
+		 "another meter is running on this host: pid %d (test_soak, user %s) holds %s for CPU 0; two meters "
 		 "count each other's soakers, and both would be wrong", (int)getpid(),
 		 getpwuid(getuid()) ? getpwuid(getuid())->pw_name : "?", SOAK_LOCK_FILE);
 	CHECK_STR(got, want);

@@ -75,10 +75,33 @@ static void the_two_views_disagree_only_on_opposite_sides_of_0(void)
 	CHECK(!turns_views_disagree(&up, &none));
 }
 
+/*
+ * Each CPU's load, arm against arm block by block, in points of that CPU:
+ * 2 points more of CPU 7 in arm 1's slots is found there, with the arm's
+ * own load on it; CPU 4, the same in both, reads the same.
+ */
+static void a_known_difference_is_found_on_its_cpu(void)
+{
+	struct turns t;
+	struct turns_comparison c;
+	int cpus[2] = { 4, 7 };
+
+	turns_init(&t, TURNS_SENDER, two, 2, 100);
+	fill_cpus(&t, 20, cpus, 0.02, 1 << 20);
+	turns_compare(&t, 1, 0, &c);
+	CHECK(c.cpu_verdict[0] == PAIRED_SAME && fabs(c.cpu_points[0].estimate) < 1e-9);
+	CHECK(c.cpu_verdict[1] == PAIRED_DIFFERS && fabs(c.cpu_points[1].estimate - 2.0) < 1e-9);
+	CHECK_EQ_U64(c.cpu_points[1].n, 20);
+	CHECK(fabs(turns_arm_cpu_load(&t, 1, 1) - 0.124) < 1e-9);
+	turns_compare_free(&c);
+	turns_free(&t);
+}
+
 int main(void)
 {
 	RUN(arms_named_twice_carry_their_place);
 	RUN(both_ends_add_the_two_demands);
+	RUN(a_known_difference_is_found_on_its_cpu);
 	RUN(the_two_views_disagree_only_on_opposite_sides_of_0);
 	return CHECK_EXIT();
 }

@@ -76,10 +76,42 @@ static void identical_arms_are_the_same_within_0(void)
 	turns_free(&t);
 }
 
+/*
+ * With a meter of two CPUs or more, each arm's load on each CPU, and after
+ * each comparison its CPUs, those that differ first: 2 points of CPU 7.
+ */
+static void each_cpu_has_its_line(void)
+{
+	struct turns t;
+	int cpus[2] = { 4, 7 };
+	char *out, *line;
+
+	turns_init(&t, TURNS_RECEIVER, two, 2, 100);
+	fill_cpus(&t, 20, cpus, 0.02, 30 << 20);
+	out = printed(&t);
+	line = strstr(out, "receiver: arm write on each CPU:");
+	CHECK(line && strncmp(line, "receiver: arm write on each CPU: CPU 4 30.4%, CPU 7 10.4%\n", 58) == 0);
+	line = strstr(out, "receiver: arm sendfile on each CPU:");
+	CHECK(line && strncmp(line, "receiver: arm sendfile on each CPU: CPU 4 30.4%, CPU 7 12.4%\n", 61) == 0);
+	line = strstr(out, "receiver: sendfile: +2.00 points on CPU 7");
+	CHECK_STR(line, "receiver: sendfile: +2.00 points on CPU 7 [+2.00, +2.00]; CPU 4 the same within "
+			"+-0.00\n");
+	turns_free(&t);
+	/* One CPU: its figures are the whole's, and said once. */
+	turns_init(&t, TURNS_RECEIVER, two, 2, 100);
+	t.n_cpus = 1;
+	turns_set_cpus(&t, cpus, 1);
+	fill(&t, 20, 0.20, 0.02, 30 << 20);
+	CHECK(strstr(printed(&t), "on each CPU") == NULL);
+	CHECK(strstr(printed(&t), "points on CPU") == NULL);
+	turns_free(&t);
+}
+
 int main(void)
 {
 	RUN(a_known_difference_is_found_in_points);
 	RUN(both_ends_lines_give_the_demand_alone);
 	RUN(identical_arms_are_the_same_within_0);
+	RUN(each_cpu_has_its_line);
 	return CHECK_EXIT();
 }

@@ -1,5 +1,6 @@
 /* The slot table and the answer on the wire, and what a peer may send in their place. */
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "../lib/proto.h"
@@ -55,7 +56,7 @@ static void the_table_and_the_answer_come_back_whole(void)
 	slots[0].fig = (struct soak_figures){ .load = 0.25, .time_lost = 0.1, .kernel = NAN, .ns = 30000000 };
 	slots[2].bytes = 77;
 	slots[2].fig = (struct soak_figures){ .load = -0.01, .time_lost = 0, .kernel = 0.5, .ns = 1 };
-	answer = turns_answer_encode(slots, measured, 3, 4, &len);
+	answer = turns_answer_encode(slots, measured, 3, 4, NULL, NULL, &len);
 	CHECK(turns_answer_decode(answer, len, &s, &back, why, sizeof(why)) == 0);
 	CHECK_EQ_U64(back.n_slots, 2);
 	CHECK_EQ_U64(back.n_cpus, 4);
@@ -73,42 +74,90 @@ static void the_table_and_the_answer_come_back_whole(void)
 	turns_free(&s);
 }
 
+/* A sender's turns of two slots, one an arm, and the receiver's figures of both. */
+static void two_slots(struct turns *s, struct turns_slot slots[2], double load, double kernel)
+{
+	static const char *modes[] = { "send", "write" };
+
+	turns_init(s, TURNS_SENDER, modes, 2, 100);
+	for (int i = 0; i < 2; i++) {
+		struct turns_slot sl = { .arm = i, .cycle = 0, .at = i, .bytes = 1000 };
+
+		turns_add(s, &sl);
+		slots[i] = (struct turns_slot){ .bytes = 1000,
+						.fig = { .load = load, .time_lost = 0.1, .kernel = kernel,
+							 .ns = 75000000 } };
+	}
+}
+
 /* An answer whose figures no meter gives: refused, saying which slot and what. */
 static void an_answer_out_of_range_is_refused(void)
 {
-	const char *modes[] = { "send", "write" };
 	struct turns s, back;
-	struct turns_slot slots[2] = { { 0 } };
+	struct turns_slot slots[2];
 	int measured[2] = { 1, 1 };
 	unsigned char *answer;
 	char why[200];
 	size_t len;
 
-	turns_init(&s, TURNS_SENDER, modes, 2, 100);
-	for (int i = 0; i < 2; i++) {
-		struct turns_slot sl = { .arm = i, .cycle = 0, .at = i, .bytes = 1000 };
-
-		turns_add(&s, &sl);
-	}
-	for (int i = 0; i < 2; i++)
-		slots[i] = (struct turns_slot){ .bytes = 1000,
-						.fig = { .load = 0.2, .time_lost = 0.1, .kernel = 0.1,
-							 .ns = 75000000 } };
+	two_slots(&s, slots, 0.2, 0.1);
 	slots[1].fig.kernel = INFINITY;
-	answer = turns_answer_encode(slots, measured, 2, 2, &len);
+	answer = turns_answer_encode(slots, measured, 2, 2, NULL, NULL, &len);
 	CHECK(turns_answer_decode(answer, len, &s, &back, why, sizeof(why)) < 0);
 	CHECK_STR(why, "slot 2's figures are out of range: load 0.2, time lost 0.1, kernel inf, 75000000 ns");
 	free(answer);
 	slots[1].fig.kernel = NAN;
 	slots[1].fig.load = 1e308;
-	answer = turns_answer_encode(slots, measured, 2, 2, &len);
+	answer = turns_answer_encode(slots, measured, 2, 2, NULL, NULL, &len);
 	CHECK(turns_answer_decode(answer, len, &s, &back, why, sizeof(why)) < 0);
 	CHECK_STR(why, "slot 2's figures are out of range: load 1e+308, time lost 0.1, kernel nan, 75000000 ns");
 	free(answer);
 	slots[1].fig.load = -0.05;
-	answer = turns_answer_encode(slots, measured, 2, 2, &len);
+	answer = turns_answer_encode(slots, measured, 2, 2, NULL, NULL, &len);
 	CHECK(turns_answer_decode(answer, len, &s, &back, why, sizeof(why)) == 0);
 	CHECK(isnan(back.slots[1].fig.kernel) && back.slots[1].fig.load == -0.05);
+	turns_free(&back);
+	free(answer);
+	turns_free(&s);
+}
+
+/*
+ * An answer with each slot's load on each of the meter's CPUs ("zcTC")
+ * comes back with them, in their order; one a CPU's load out of range is
+ * refused, and an older answer ("zcTA") still reads, with no CPU's.
+ */
+static void an_answer_brings_each_cpus_load(void)
+{
+	struct turns s, back;
+	struct turns_slot slots[2];
+	int measured[2] = { 1, 1 }, cpus[2] = { 3, 5 };
+	double loads[4] = { 0.10, 0.90, NAN, 0.25 };
+	unsigned char *answer;
+	char why[200];
+	size_t len;
+
+	two_slots(&s, slots, 0.5, 0.4);
+	answer = turns_answer_encode(slots, measured, 2, 2, cpus, loads, &len);
+	CHECK(memcmp(answer, "zcTC", 4) == 0);
+	CHECK_EQ_U64(len, 12 + 2 * 4 + 2 * (44 + 2 * 8));
+	CHECK(turns_answer_decode(answer, len, &s, &back, why, sizeof(why)) == 0);
+	CHECK_EQ_U64(back.n_cpu, 2);
+	CHECK(back.cpu[0] == 3 && back.cpu[1] == 5);
+	CHECK(turns_slot_loads(&back, 0)[0] == 0.10 && turns_slot_loads(&back, 0)[1] == 0.90);
+	CHECK(isnan(turns_slot_loads(&back, 1)[0]) && turns_slot_loads(&back, 1)[1] == 0.25);
+	turns_free(&back);
+	free(answer);
+	loads[3] = INFINITY;
+	answer = turns_answer_encode(slots, measured, 2, 2, cpus, loads, &len);
+	CHECK(turns_answer_decode(answer, len, &s, &back, why, sizeof(why)) < 0);
+	CHECK_STR(why, "slot 2's figures are out of range: load 0.5, time lost 0.1, kernel 0.4, "
+		       "75000000 ns, a CPU's load");
+	free(answer);
+	answer = turns_answer_encode(slots, measured, 2, 2, NULL, NULL, &len);
+	CHECK(memcmp(answer, "zcTA", 4) == 0);
+	CHECK(turns_answer_decode(answer, len, &s, &back, why, sizeof(why)) == 0);
+	CHECK_EQ_U64(back.n_cpu, 0);
+	CHECK_EQ_U64(back.n_slots, 2);
 	turns_free(&back);
 	free(answer);
 	turns_free(&s);
@@ -234,6 +283,7 @@ int main(void)
 {
 	RUN(the_table_and_the_answer_come_back_whole);
 	RUN(an_answer_out_of_range_is_refused);
+	RUN(an_answer_brings_each_cpus_load);
 	RUN(a_table_says_its_size_as_its_head_comes);
 	RUN(what_follows_the_stream_is_kept_only_as_a_table);
 	return CHECK_EXIT();

@@ -195,7 +195,7 @@ static void its_words_and_members(void)
 	json_end(&j);
 	fclose(o);
 	CHECK(strstr(out, "\"user_seconds\":0.25,\"system_seconds\":1.50,"
-			  "\"meter\":null,\"link\":null,\"netstat\":null") != NULL);
+			  "\"meter\":null,\"cpus\":null,\"busiest\":null,\"link\":null,\"netstat\":null") != NULL);
 	f.linked = 1;
 	f.link = (struct link){ .ifname = "lo" };
 	f.link_fig = (struct link_figures){ .rx_packets = 10, .tx_packets = 20, .rx_pps = 1000, .tx_pps = 2000 };

@@ -23,4 +23,28 @@ static void fill(struct turns *t, unsigned cycles, double base, double extra, ui
 		}
 }
 
+/*
+ * As fill, with a meter of the two CPUs cpus: their loads a slot 0.30 and
+ * 0.10 (each with the same noise), arm 1's on the second `extra` above.
+ */
+static void fill_cpus(struct turns *t, unsigned cycles, const int cpus[2], double extra,
+		      uint64_t bytes)
+{
+	t->n_cpus = 2;
+	turns_set_cpus(t, cpus, 2);
+	for (uint32_t c = 0; c < cycles; c++)
+		for (unsigned a = 0; a < 2; a++) {
+			double noise = 0.002 * ((c * 7) % 5);
+			double loads[2] = { 0.30 + noise, 0.10 + noise + (a ? extra : 0) };
+			struct turns_slot sl = { .arm = a, .cycle = c, .at = 2 * c + a, .bytes = bytes,
+						 .cpu_load = loads };
+
+			sl.fig.ns = 75000000;
+			sl.fig.load = (loads[0] + loads[1]) / 2;
+			sl.fig.time_lost = sl.fig.load / 2;
+			sl.fig.kernel = sl.fig.load / 2;
+			turns_add(t, &sl);
+		}
+}
+
 #endif
