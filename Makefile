@@ -27,7 +27,7 @@ PROGS = zcs zcc cyclesoak run_rr
 # intervals and the host's meter it shares).
 ZCC_OBJS = $(BUILD)/zcc.o $(addprefix $(BUILD)/client/,parallel.o run.o summary.o txturns.o)
 ZCS_OBJS = $(BUILD)/zcs.o $(addprefix $(BUILD)/server/,tcpserve.o followslots.o rxturns.o udpserve.o interval.o hostmeter.o)
-LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns turnsout turnswire schedule sysctl window
+LIB_MODULES = opt options proto dgram timing cpu net counts hostlock procstat soak sampling meter uring json link paired system stopsig units tcpinfo netstat turns turnsout turnswire schedule sysctl window limit
 LIB_OBJS = $(LIB_MODULES:%=$(BUILD)/lib/%.o)
 # zcc's transmit modes: the table above the families (a file each; udp: -u's), and below
 # them the stream's framing and the sender they share.

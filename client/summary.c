@@ -8,6 +8,7 @@
 
 #include "lib/dgram.h"
 #include "lib/json.h"
+#include "lib/limit.h"
 #include "lib/marks.h"
 #include "lib/system.h"
 #include "lib/timing.h"
@@ -171,12 +172,13 @@ static void json_settings(struct json *j, const struct settings *s, size_t n_fil
 
 /*
  * -J: the run as one JSON object on a line: the settings, the host, with -P
- * every stream's figures, the result (the total with -P), and the meter's.
+ * every stream's figures, the result (the total with -P), the meter's, and
+ * what limited the flow.
  */
 static void print_summary_json(const struct settings *s, const struct meter *m,
 			       const struct txturns *turns, size_t n_files,
 			       const struct summary *streams, long failed,
-			       const struct summary *sum)
+			       const struct summary *sum, const struct limit *limit)
 {
 	struct json j;
 
@@ -204,6 +206,7 @@ static void print_summary_json(const struct settings *s, const struct meter *m,
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
 	window_json(&j, &sum->win, m, sum->metered ? &sum->fig : NULL, -1);
+	limit_json(&j, limit);
 	if (turns) {
 		json_object(&j, "turns");
 		json_string(&j, "taken_by", "zcc");
@@ -256,12 +259,18 @@ void report(const struct settings *s, struct meter *m, const struct txturns *tur
 		   size_t n_files, const struct summary *streams, long failed, struct summary *sum)
 {
 	int meter_ok = !m || !m->spoiled;
+	struct limit limit;
 
 	sum->metered = m && meter_ok && !failed;
 	if (sum->metered)
 		meter_figures(m, sum->confirmed, sum->bytes, &sum->fig);
+	/* zcc's CPU time is of one CPU where one stream ran pinned (-B). */
+	limit_find(&limit, "sender", sum->metered ? m->cpu : NULL, sum->metered ? meter_cpus(m) : 0,
+		   sum->ns ? (sum->win.user_secs + sum->win.sys_secs) / timing_secs(sum->ns) : 0,
+		   s->streams == 1 ? s->cpu : -1, &sum->win.tcp, sum->ns,
+		   sum->rate.asked && !below_rate(sum));
 	if (s->json)
-		print_summary_json(s, m, turns, n_files, streams, failed, sum);
+		print_summary_json(s, m, turns, n_files, streams, failed, sum, &limit);
 	else if (s->streams > 1)
 		print_streams(s, streams, sum);
 	else
@@ -279,6 +288,8 @@ void report(const struct settings *s, struct meter *m, const struct txturns *tur
 		txturns_print(turns, stdout, s->unit);
 	if (sum->metered && !s->json)
 		meter_print_cpus(stdout, m, &sum->fig);
+	if ((sum->metered || s->tcp_line) && !s->json)
+		limit_print(stdout, &limit);
 	if (turns)
 		txturns_warn(turns);
 	if (failed)

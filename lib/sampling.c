@@ -172,6 +172,7 @@ void soak_cpu_figures(const struct soak_reference *ref, const struct soak_sample
 
 		f->cpu = cpus[i];
 		f->load = cpu_load(ref, a, b, i);
+		f->busy = soak_load(soak_rate_one(a, b, i), ref->calibration.cpu_per_sec[i]);
 		if (x && y && procstat_all(x) && procstat_all(y))
 			all = (double)procstat_all(y) - (double)procstat_all(x);
 		if (!(all > 0)) {

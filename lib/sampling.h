@@ -74,6 +74,7 @@ struct soak_figures {
 struct soak_cpu_figures {
 	int cpu;
 	double load;
+	double busy;		/* how busy it was in all, against its calibration */
 	double user, system, irq, softirq, steal;
 };
 

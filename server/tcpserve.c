@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/json.h"
+#include "lib/limit.h"
 #include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/net.h"
@@ -173,7 +174,7 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 /* -J: the summary, every interval, the settings and the host, as one JSON object on a line. */
 static void print_summary_json(const struct settings *s, const struct conn *c,
 			       const struct hostmeter *hm, uint64_t bytes, uint64_t ns,
-			       const struct soak_figures *fig)
+			       const struct soak_figures *fig, const struct limit *limit)
 {
 	const char *waiting = proto_rx_waiting_for(&c->r.rx);
 	struct json j;
@@ -221,6 +222,7 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
 	window_json(&j, &c->win, fig ? &hm->m : NULL, fig, c->arr.shared);
+	limit_json(&j, limit);
 	if (c->follow.answered)
 		follow_json(&c->follow, &j);
 	else if (c->turns.on)
@@ -299,6 +301,8 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
 	struct conn c = { .arr = *arr, .m = hm ? &hm->m : NULL, .accepted_ns = start };
+	struct limit limit;
+	uint64_t ns;
 	ssize_t n;
 	int incomplete;
 
@@ -380,10 +384,14 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	if (hm)
 		metered = hostmeter_window(hm, peer, c.arr.accepted_as, bytes, &fig, &c.arr.shared);
 	window_close(&c.arr.win, 1, fd, &c.win);
+	ns = timing_now_ns() - start;
+	/* The receiver's own TCP_INFO says nothing of what held the sending back. */
+	limit_find(&limit, "receiver", metered ? hm->m.cpu : NULL, metered ? meter_cpus(&hm->m) : 0,
+		   ns ? (c.win.user_secs + c.win.sys_secs) / timing_secs(ns) : 0, s->cpu, NULL, ns, 0);
 	if (s->json)
-		print_summary_json(s, &c, hm, bytes, timing_now_ns() - start, metered);
+		print_summary_json(s, &c, hm, bytes, ns, metered, &limit);
 	else
-		print_summary(s, &c, bytes, timing_now_ns() - start, metered);
+		print_summary(s, &c, bytes, ns, metered);
 	if (s->tcp_line && !s->json) {
 		char prefix[NI_MAXHOST + NI_MAXSERV + 16];
 
@@ -400,6 +408,8 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		rxturns_print(&c.turns, stdout, s->unit, bytes);
 	if (metered && !s->json)
 		meter_print_cpus(stdout, &hm->m, metered);
+	if ((metered || s->tcp_line) && !s->json)
+		limit_print(stdout, &limit);
 	if (metered && hm->m.note[0])
 		warnx("%s: note: %s", peer, hm->m.note);
 	if (s->debug)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/dgram.h"
+#include "lib/limit.h"
 #include "lib/link.h"
 #include "lib/meter.h"
 #include "lib/system.h"
@@ -333,7 +334,8 @@ static void print_summary(const struct server *sv, const struct udp_peer *d,
 }
 
 static void print_summary_json(const struct server *sv, const struct udp_peer *d,
-			       const struct soak_figures *fig, const struct result *res)
+			       const struct soak_figures *fig, const struct result *res,
+			       const struct limit *limit)
 {
 	const struct settings *s = sv->s;
 	const struct dgram_count *c = &d->count;
@@ -382,6 +384,7 @@ static void print_summary_json(const struct server *sv, const struct udp_peer *d
 	json_close(&j);
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
 	window_json(&j, &res->win, fig ? &sv->hm->m : NULL, fig, d->shared);
+	limit_json(&j, limit);
 	json_null(&j, "turns");
 	json_end(&j);
 }
@@ -392,6 +395,7 @@ static void end_sender(struct server *sv, struct udp_peer *d)
 	const struct soak_figures *metered = NULL;
 	struct soak_figures fig;
 	struct result res;
+	struct limit limit;
 
 	if (d->metered) {
 		metered = hostmeter_span_close(sv->hm, &d->span, d->peer,
@@ -399,12 +403,17 @@ static void end_sender(struct server *sv, struct udp_peer *d)
 		d->metered = 0;
 	}
 	sender_result(d, &res);
+	/* One process serves every sender: its CPU time is the server's, not this sender's. */
+	limit_find(&limit, "receiver", metered ? sv->hm->m.cpu : NULL,
+		   metered ? meter_cpus(&sv->hm->m) : 0, 0, -1, NULL, res.ns, 0);
 	if (sv->s->json)
-		print_summary_json(sv, d, metered, &res);
+		print_summary_json(sv, d, metered, &res, &limit);
 	else
 		print_summary(sv, d, metered, &res);
-	if (metered && !sv->s->json)
+	if (metered && !sv->s->json) {
 		meter_print_cpus(stdout, &sv->hm->m, metered);
+		limit_print(stdout, &limit);
+	}
 	if (metered && sv->hm->m.note[0])
 		warnx("%s: note: %s", d->peer, sv->hm->m.note);
 	if (dgram_lossy(res.expected, d->count.distinct))

@@ -153,6 +153,8 @@ LO_LINK=', lo: rx [0-9]+ pps, tx [0-9]+ pps, 0 ints/s \(softirqs [0-9]+/s\)'
 # counted on it; and, where a hypervisor took more than 1%, the steal's line.
 BUSIEST_LINE='^busiest CPU [0-9]+: load -?[0-9]+\.[0-9]% \(kernel: (unknown|[a-z]+ [0-9]+%(, [a-z]+ [0-9]+%)*)\)$'
 STEAL_LINE='^steal: a hypervisor took [0-9]+\.[0-9]% of the metered CPUs. time \(more than 1%\): it ran no task of this host.s, and the load counts it$'
+# With a meter or -I, the run's last line: what limited the flow at this end.
+LIMIT_LINE='^limited by: (CPU [0-9]+ at its ceiling here, at the (sender|receiver) \([0-9]+\.[0-9]% busy(; most of it (the program|softirq|another task).s, [0-9]+%)?\)|the receiver.s window \([0-9]+% of the busy time\)|the send buffer \([0-9]+% of the busy time\)|the pace asked \(-R\), which it reached|nothing found \(.*\))$'
 
 # With a meter of two CPUs or more, the turns' lines of each CPU: each arm's
 # load on each, and each comparison on each.
@@ -161,9 +163,10 @@ CPU_CMP='([-+][0-9]+\.[0-9]{2} points on CPU [0-9]+ \[[-+][0-9]+\.[0-9]{2}, [-+]
 CMP_CPUS_LINE="^(receiver: )?[^ :]+: $CPU_CMP(; $CPU_CMP)*\$"
 
 # without_cpu_lines: the lines on stdin but the turns' lines of each CPU,
-# and the busiest CPU's and the steal's.
+# the busiest CPU's, the steal's and the limit's.
 without_cpu_lines() {
-	grep -v -E -e "$ARM_CPUS_LINE" -e "$CMP_CPUS_LINE" -e "$BUSIEST_LINE" -e "$STEAL_LINE" || true
+	grep -v -E -e "$ARM_CPUS_LINE" -e "$CMP_CPUS_LINE" -e "$BUSIEST_LINE" -e "$STEAL_LINE" \
+		-e "$LIMIT_LINE" || true
 }
 
 # expect_cpu_lines TEXT ARMS PREFIX: where the meter soaks two CPUs or

@@ -223,7 +223,7 @@ test_zcc_J_meter_window_ends_at_the_last_byte_without_zcs_close() {
 
 # schema_check FILE...: every line of each FILE read against
 # docs/zc-json.schema.json by a reader of the schema's words that it uses
-# ($ref, oneOf, const, type, properties, required, additionalProperties,
+# ($ref, oneOf, const, enum, type, properties, required, additionalProperties,
 # items); one line for each way an object does not fit, naming the member.
 schema_check() {
 	python3 - "$ROOT/docs/zc-json.schema.json" "$@" <<'PY'
@@ -244,6 +244,8 @@ def errors(s, v, path):
         return min(fits, key=len) or [path + ": fits more than one of oneOf"]
     if "const" in s and v != s["const"]:
         return ["%s: %r, not %r" % (path, v, s["const"])]
+    if "enum" in s and v not in s["enum"]:
+        return ["%s: %r, not one of %r" % (path, v, s["enum"])]
     types = s.get("type")
     if types is not None:
         types = [types] if isinstance(types, str) else types

@@ -17,11 +17,13 @@ test_I_gives_tcp_info_after_each_ends_summary() {
 	# What held it back, where the kernel counted a busy time (jiffies: a
 	# short run may have none).
 	if grep -q 'busy 0 s' "$T/out"; then
-		expect_eq "$(wc -l <"$T/out")" 3 "zcc's lines"
+		expect_eq "$(wc -l <"$T/out")" 4 "zcc's lines"
 	else
 		expect_match "$(sed -n 4p "$T/out")" "^held back by " "zcc's held-back line"
-		expect_eq "$(wc -l <"$T/out")" 4 "zcc's lines"
+		expect_eq "$(wc -l <"$T/out")" 5 "zcc's lines"
 	fi
+	# Last, what limited the flow: with no meter, TCP_INFO's say, or nothing found.
+	expect_match "$(tail -n 1 "$T/out")" "$LIMIT_LINE"
 	wait_summaries 1
 	expect_match "$(grep -A1 '^received ' "$T/zcs.out" | sed -n 2p)" "^$TCP_LINE\$" "zcs's tcp_info line"
 	"$ROOT/zcc" -P 2 -I -n 3 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -P 2 -I failed"
@@ -60,6 +62,7 @@ test_a_slow_receiver_limits_the_sender_by_its_window() {
 	pct=$(sed -n 's/.*rwnd-limited \([0-9.]*\)%.*/\1/p' "$T/out")
 	awk -v p="$pct" 'BEGIN { exit !(p > 40) }' || fail "rwnd-limited ${pct:-?}%: $(cat "$T/out")"
 	expect_match "$(sed -n 4p "$T/out")" "^held back by the receiver's window \\(([0-9]+)% of the busy time\\): the receiver reads slower than this sends, or its buffer is small \\(zcs -i\\)\$"
+	expect_match "$(sed -n 5p "$T/out")" "^limited by: the receiver's window \\([0-9]+% of the busy time\\)\$"
 	# The share as TCP_INFO's line gives it (66.5) and as this line rounds
 	# the same ratio unrounded (66.54: 67) agree within half a point.
 	held=$(sed -n '4s/.*window (\([0-9]*\)% of.*/\1/p' "$T/out")
@@ -76,6 +79,7 @@ test_I_says_what_held_the_stream_back() {
 	"$ROOT/zcc" -I -R 20m -t 1 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -I -R failed"
 	grep -q 'reached (short of it)' "$T/out" && skip "the host could not pace at 20 MiB/s: $(head -n 1 "$T/out")"
 	expect_eq "$(sed -n 4p "$T/out")" "held back by the pacing: it sent at the rate asked (-R)" "paced: $(cat "$T/out")"
+	expect_eq "$(sed -n 5p "$T/out")" "limited by: the pace asked (-R), which it reached" "paced: $(cat "$T/out")"
 	"$ROOT/zcc" -I -t 1 -p "$PORT" -s 127.0.0.1 "$T"/f/* >"$T/out" || fail "zcc -I failed"
 	expect_match "$(sed -n 4p "$T/out")" "^held back by (the sender itself: the socket had data to send [0-9]+% of the time, and waited for zcc \\(its CPU, its reads of the files\\) the rest|the congestion window: the socket had data to send [0-9]+% of the time, and neither the window nor the send buffer limited it|the (receiver's window|send buffer) \\([0-9]+% of the busy time\\).*)\$" "full speed: $(cat "$T/out")"
 }

@@ -15,7 +15,8 @@ test_c_appends_load_demand_kernel_view_and_own_cpu() {
 	expect_match "$(echo "$out" | sed -n 2p)" "$BUSIEST_LINE"
 	awk -v b="$(echo "$out" | sed -n '2s/.*: load \(-\{0,1\}[0-9.]*\)%.*/\1/p')" -v l="$(field "$line" load)" \
 		'BEGIN { exit !(b >= l - 0.1) }' || fail "the busiest CPU's load below the whole's: $out"
-	expect_eq "$(echo "$out" | sed 1,2d | grep -v -E "$STEAL_LINE")" "" "the lines after the busiest"
+	expect_match "$(echo "$out" | grep -v -E "$STEAL_LINE" | sed -n 3p)" "$LIMIT_LINE"
+	expect_eq "$(echo "$out" | sed 1,2d | grep -v -E -e "$STEAL_LINE" -e "$LIMIT_LINE")" "" "the lines after the busiest"
 	expect_match "$line" "^sent [0-9]+ bytes in [0-9]+\\.[0-9]{3} s, [0-9]+ kbytes/sec, mode sendfile, load -?[0-9]+\\.[0-9]%, demand -?[0-9]+\\.[0-9]{3} us/KB, kernel -?[0-9]+\\.[0-9]%$CPU_TIMES$LO_LINK\$"
 	expect_eq "$(echo "$line" | awk '{ print $2 }')" "$(stream_bytes 20 "$T/big")" "bytes"
 	load=$(field "$line" load)
