@@ -7,6 +7,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # benchmarks' library (which sourced alone only defines functions).
 . "$ROOT/scripts/bench-lib.sh"
 . "$ROOT/tests/harness.sh"
+. "$ROOT/scripts/netns.sh"
 HELPERS="$ROOT/build/tests"
 
 # send_modes [-u] and recv_modes [-u]: zcc's and zcs's modes (or -u's), one
@@ -404,6 +405,12 @@ in_private_tmp() {
 	unshare --mount --propagation private sh -c 'mount --bind "$1" /tmp && cd /tmp && eval "$2"' _ "$T/ft" "$1"
 }
 
+# json_member FILE PATH: a member of the -J object on FILE's last line, by
+# its path (scripts/json.awk's: "meter.cpus", "cpus.1.load"; "" for null).
+json_member() {
+	tail -n 1 "$1" | awk -v p="$2" "$JSON_AWK"'{ print json_get($0, p) }'
+}
+
 # held_cpus: "for CPUs 0-1", the CPUs a meter of every CPU this shell may
 # run on holds of the host's lock, as the waiting and refusing lines say.
 held_cpus() {
@@ -426,29 +433,20 @@ all_dead() {
 	done
 }
 
-# two_hosts: two network namespaces joined by a veth pair, as two hosts:
-# $NS_A with 10.251.0.1 on $IF_A, and $NS_B with 10.251.0.2 on $IF_B. They
-# go when the test ends. Skips without root or namespaces.
+# two_hosts [CPUS_A CPUS_B]: two network namespaces joined by a veth pair,
+# as two hosts (scripts/netns.sh's netns_pair): $NS_A with 10.251.0.1 on
+# $IF_A, and $NS_B with 10.251.0.2 on $IF_B; with CPU lists, each end's
+# received packets handled on its own CPUs. They go when the test ends.
+# Skips without root or namespaces.
 two_hosts() {
 	[ "$(id -u)" = 0 ] || skip "needs root (ip netns add)"
 	NS_A=zc-ta-$$
 	NS_B=zc-tb-$$
 	IF_A=zcta$$
 	IF_B=zctb$$
-	ip netns add "$NS_A" 2>/dev/null || skip "cannot create network namespaces here"
-	NETNS+=("$NS_A")
-	ip netns add "$NS_B"
-	NETNS+=("$NS_B")
-	ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B"
-	ip -n "$NS_A" addr add 10.251.0.1/30 dev "$IF_A"
-	ip -n "$NS_B" addr add 10.251.0.2/30 dev "$IF_B"
-	ip -n "$NS_A" link set "$IF_A" up
-	ip -n "$NS_B" link set "$IF_B" up
-	ip -n "$NS_A" link set lo up
-	ip -n "$NS_B" link set lo up
-	# No IPv6 on the pair: its neighbour discovery would add packets of its own.
-	ip netns exec "$NS_A" sysctl -qw "net.ipv6.conf.$IF_A.disable_ipv6=1"
-	ip netns exec "$NS_B" sysctl -qw "net.ipv6.conf.$IF_B.disable_ipv6=1"
+	netns_pair "$NS_A" "$NS_B" "$IF_A" "$IF_B" 10.251.0 "${1:-}" "${2:-}" ||
+		skip "cannot create network namespaces here"
+	NETNS+=("$NS_A" "$NS_B")
 }
 
 # ns_sshd NS ADDR PORT: an OpenSSH server of the test's own in namespace NS,

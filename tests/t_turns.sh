@@ -187,22 +187,31 @@ start_gated_load() {
 }
 
 # gated_load_points: once the slot lines have ended, what loadgen added while
-# its gate was open, in points of the whole system, in WANT.
+# its gate was open, in points of the whole system (or of the SET_CPUS CPUs
+# the meter soaks, where that is set), in WANT, and in points of its CPU,
+# in WANT_CPU.
 gated_load_points() {
 	local got
 	wait_until 5 eval '! kill -0 '"$LGPID"' 2>/dev/null' || fail "loadgen did not end with the slot lines"
 	got=$(sed -n 's/.*, got \([0-9.]*\)% of CPU.*/\1/p' "$T/loadgen")
 	[ -n "$got" ] || fail "loadgen said: $(cat "$T/loadgen")"
-	WANT=$(awk -v g="$got" -v n="$(allowed_cpus)" 'BEGIN { print g / n }')
+	WANT=$(awk -v g="$got" -v n="${SET_CPUS:-$(allowed_cpus)}" 'BEGIN { print g / n }')
+	WANT_CPU=$got
 }
 
 # judge_known_load END WANT JSON HOW ARM WIDTH: whether the turns in JSON
 # (END's figures, of arms ARM#1 and ARM#2) found the load WANT (points) on
 # ARM#2 within the interval and half a point, no wider than WIDTH points;
-# what they found to $T/found, and 1, with why in $T/why, on a miss.
+# and, CPU by CPU, the load WANT_CPU (points of that CPU) on loadgen's, the
+# second of affinity_cpus, within its interval and half a point, and its
+# estimate within a point of it, the first CPU the same or not resolved
+# (never a difference). What they found to $T/found, and 1, with why in
+# $T/why, on a miss.
 judge_known_load() {
-	local end=$1 want=$2 json=$3 how=$4 arm=$5 width=$6
-	echo "$json" | awk -v want="$want" -v width="$width" -v how="$how" -v end="$end" -v arm="$arm" "$JSON_AWK"'
+	local end=$1 want=$2 json=$3 how=$4 arm=$5 width=$6 cpus
+	cpus=$(affinity_cpus | head -n 2 | paste -sd' ' -)
+	echo "$json" | awk -v want="$want" -v want_cpu="$WANT_CPU" -v width="$width" -v how="$how" -v end="$end" \
+		-v arm="$arm" -v cpus="$cpus" "$JSON_AWK"'
 		{
 			c = "turns.comparisons.0."
 			if (json_get($0, c "arm") != arm "#2" || json_get($0, c "against") != arm "#1") {
@@ -210,9 +219,26 @@ judge_known_load() {
 			}
 			l = c "load_points."
 			m = json_get($0, l "estimate"); lo = json_get($0, l "lo"); hi = json_get($0, l "hi")
-			printf "# %s: known load %.2f points: the %s found %+.2f [%+.2f, %+.2f]\n", how, want, end, m, lo, hi
+			printf "# %s: known load %.2f points: the %s found %+.2f [%+.2f, %+.2f]", how, want, end, m, lo, hi
+			split(cpus, cpu, " ")
+			for (k = 0; k < json_count($0, c "cpus"); k++) {
+				p = c "cpus." k "."
+				id = json_get($0, p "cpu")
+				km = json_get($0, p "load_points.estimate"); klo = json_get($0, p "load_points.lo")
+				khi = json_get($0, p "load_points.hi"); kv[id] = json_get($0, p "verdict")
+				printf "; CPU %s %+.2f [%+.2f, %+.2f] %s", id, km, klo, khi, kv[id]
+				if (id == cpu[2]) {
+					seen = 1; em = km; elo = klo; ehi = khi
+				}
+			}
+			printf " (%.2f points of CPU %s)\n", want_cpu, cpu[2]
 			if (!(lo - 0.5 <= want && want <= hi + 0.5)) { print "the interval misses the load"; exit 1 }
 			if (hi - lo > width) { printf "the interval is wider than +-%g point\n", width / 2; exit 1 }
+			if (!seen) { print "no figure of CPU " cpu[2]; exit 1 }
+			if (!(elo - 0.5 <= want_cpu && want_cpu <= ehi + 0.5)) { print "the interval of CPU " cpu[2] " misses the load"; exit 1 }
+			if (em - want_cpu > 1 || want_cpu - em > 1) { print "CPU " cpu[2] "\047s estimate is more than a point off"; exit 1 }
+			if (json_count($0, c "cpus") == 1 && (m - want_cpu > 1 || want_cpu - m > 1)) { print "the set\047s estimate is more than a point off"; exit 1 }
+			if (kv[cpu[1]] == "differs") { print "CPU " cpu[1] " differs"; exit 1 }
 		}' >"$T/found" || { echo "$(cat "$T/found") $(grep -o '"comparisons".*"slots"' <<<"$json")" >"$T/why"; return 1; }
 	return 0
 }
@@ -235,6 +261,20 @@ test_turns_find_a_known_load_on_one_arm_with_its_size() {
 	quiet_or_skip
 	start_zcs -B "$(affinity_cpus | sed -n 1p)"
 	found_once_more sender 127.0.0.1 -J -c -T 0 -A 40 -R 100m -n 350
+}
+
+# A meter of one CPU alone (-U): loadgen's 4% of the second CPU, in arm 2's
+# slots, is 4 points of the meter's set, found within its interval and a
+# point (twice its points of a 2-CPU host's whole), the rest of the host
+# (zcc and zcs on the first CPU) left out.
+test_a_meter_of_one_cpu_finds_a_known_share_of_it() {
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	make_files "$T/f"
+	calibrate_here
+	quiet_or_skip
+	start_zcs -B "$(affinity_cpus | sed -n 1p)"
+	SET_CPUS=1 found_once_more sender 127.0.0.1 -J -c -T 0 -U "$(affinity_cpus | sed -n 2p)" -A 40 -R 100m -n 350
+	expect_eq "$(json_member "$T/zcc.out" meter.cpus)" 1 "the meter's CPUs"
 }
 
 # Two MSG_ZEROCOPY arms share the socket's error queue and the kernel's

@@ -239,4 +239,34 @@ test_c_soaks_every_cpu_even_when_zcc_is_pinned() {
 		fail "zcc's own CPU: $(taskset -pc "$zcc")"
 }
 
+# A process spinning on the second CPU all through a run, zcc pinned
+# beside it there and zcs on the first: the busiest CPU is the second, at
+# 95% or more (-T 0: the load against the calibration, the spinner's with
+# the transfer's), and what limited the flow is that CPU at its ceiling,
+# at the sender; -J says the same, and the text as it is written.
+test_a_cpu_taken_by_a_spinner_is_the_busiest_and_the_limit() {
+	local cpus first second
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	runs_alone
+	make_files "$T/f"
+	calibrate_here
+	cpus=$(affinity_cpus)
+	first=$(echo "$cpus" | sed -n 1p)
+	second=$(echo "$cpus" | sed -n 2p)
+	start_zcs -B "$first"
+	"$HELPERS/loadgen" -c "$second" -f 100 -t 6 >"$T/loadgen" &
+	started $!
+	sleep 0.2
+	(cd "$T" && "$ROOT/zcc" -J -c -T 0 -B "$second" -t 1.5 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/json") ||
+		fail "zcc -J failed"
+	(cd "$T" && "$ROOT/zcc" -c -T 0 -B "$second" -t 1.5 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out") ||
+		fail "zcc failed"
+	expect_eq "$(json_member "$T/json" busiest.cpu) $(json_member "$T/json" limit.by) $(json_member "$T/json" limit.cpu) $(json_member "$T/json" limit.end)" \
+		"$second cpu $second sender" "the busiest and the limit: $(cat "$T/json")"
+	awk -v b="$(json_member "$T/json" busiest.load)" 'BEGIN { exit !(b >= 95) }' ||
+		fail "the busiest CPU at $(json_member "$T/json" busiest.load)%"
+	expect_match "$(grep '^busiest CPU' "$T/out")" "^busiest CPU $second: load (9[5-9]|1[0-9][0-9])\\.[0-9]% \\(kernel: "
+	expect_match "$(tail -n 1 "$T/out")" "^limited by: CPU $second at its ceiling here, at the sender \\((9[5-9]|1[0-9][0-9])\\.[0-9]% busy; most of it (another task|the program|softirq)'s, [0-9]+%\\)\$"
+}
+
 run_tests "$@"
