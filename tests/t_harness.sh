@@ -7,7 +7,7 @@
 tree() {
 	mkdir -p "$T/tree/tests" "$T/tree/scripts"
 	cp "$ROOT/tests/run.sh" "$ROOT/tests/lib.sh" "$ROOT/tests/harness.sh" "$T/tree/tests/"
-	cp "$ROOT/scripts/bench-lib.sh" "$ROOT"/scripts/*.awk "$T/tree/scripts/"
+	cp "$ROOT/scripts/bench-lib.sh" "$ROOT/scripts/netns.sh" "$ROOT"/scripts/*.awk "$T/tree/scripts/"
 }
 
 test_a_test_file_that_dies_or_runs_nothing_fails_the_run() {
