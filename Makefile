@@ -153,13 +153,15 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 # rate; BENCH_ARGS passes options to scripts/zc-matrix (--rate none: full
 # speed only). REMOTE='ssh user@host' runs them between two hosts, zcs on
 # the far one through that command, both ends metered; REMOTE_DIR is where
-# zc is built there (its zcs, and its counts_per_sec).
-export REMOTE REMOTE_DIR
+# zc is built there (its zcs, and its counts_per_sec). SENDER_CPUS and
+# RECEIVER_CPUS put each end, and its meter, on CPUs of its own.
+export REMOTE REMOTE_DIR SENDER_CPUS RECEIVER_CPUS
 bench: $(PROGS)
 	@if [ -n "$$REMOTE_DIR" ] && [ -z "$$REMOTE" ]; then \
 		echo "make bench: REMOTE_DIR=$$REMOTE_DIR needs REMOTE, the command that reaches the far host ('ssh user@host')" >&2; exit 2; fi
 	+@bash scripts/zc-matrix --rate auto $${REMOTE:+--remote "$$REMOTE"} \
-		$${REMOTE_DIR:+--remote-dir "$$REMOTE_DIR" --remote-zcs "$$REMOTE_DIR/zcs"} $(BENCH_ARGS)
+		$${REMOTE_DIR:+--remote-dir "$$REMOTE_DIR" --remote-zcs "$$REMOTE_DIR/zcs"} \
+		$${SENDER_CPUS:+--sender-cpus "$$SENDER_CPUS"} $${RECEIVER_CPUS:+--receiver-cpus "$$RECEIVER_CPUS"} $(BENCH_ARGS)
 
 install: $(PROGS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)

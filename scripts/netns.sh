@@ -4,6 +4,11 @@
 # (receive packet steering on its veth), so that a meter of those CPUs
 # (-U) sees that end's work and not the other's.
 
+# cpu_list_each LIST: the CPUs of a list as taskset takes it ("0,4-7"), one a line.
+cpu_list_each() {
+	echo "$1" | tr ',' '\n' | awk -F- '{ for (c = $1; c <= (NF == 2 ? $2 : $1); c++) print c }'
+}
+
 # netns_rps_mask LIST: the hex mask rps_cpus takes for a CPU list ("1",
 # "2-5", "0,4-7"): 32-bit words, the highest first, comma-separated.
 netns_rps_mask() {

@@ -44,3 +44,14 @@ function turns_order(verdict, pct, us_kb) {
 		return pct + 0
 	return 1e15 + us_kb
 }
+
+# placement_words(P): a placement as the verdict names it: its name, and
+# for each end's CPUs (zc-matrix --sender-cpus, --receiver-cpus: sLIST/rLIST,
+# commas as +) what ran where.
+function placement_words(p,   s, r) {
+	if (p !~ /^s[0-9+-]+\/r[0-9+-]+$/)
+		return p
+	s = substr(p, 2, index(p, "/") - 2); r = substr(p, index(p, "/") + 2)
+	gsub(/\+/, ",", s); gsub(/\+/, ",", r)
+	return p " (zcc and its meter on CPUs " s ", zcs and its meter on CPUs " r ")"
+}

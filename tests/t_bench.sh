@@ -213,6 +213,37 @@ test_matrix_netns_runs_across_a_veth_pair() {
 	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
 }
 
+# Each end on CPUs of its own (--sender-cpus, --receiver-cpus): zcc and its
+# meter on the first, zcs and its meter on the second, their received
+# packets there too (RPS), one placement named for them; on one host the
+# two meters run at once, so the turns give the receiver's block and both
+# ends' for real, and the verdict says which CPUs each end had.
+test_matrix_gives_each_end_cpus_of_its_own() {
+	local first second ns
+	[ "$(id -u)" = 0 ] || skip "--netns needs root"
+	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
+	ip netns add "zc-probe-$$" 2>/dev/null || skip "cannot create network namespaces here"
+	ip netns del "zc-probe-$$"
+	first=$(affinity_cpus | sed -n 1p)
+	second=$(affinity_cpus | sed -n 2p)
+	matrix --netns --sender-cpus "$first" --receiver-cpus "$second" --modes sendfile,write --loops 5 \
+		--rounds 1 --turns 2 --rate none
+	grep -qxF "# one host, each end on CPUs of its own: zcc and its meter on CPUs $first, zcs and its meter on CPUs $second; both ends metered at once in the turns" "$T/table" ||
+		fail "no line of each end's CPUs: $(cat "$T/table")"
+	grep -q "^# ip netns exec zc-a-[0-9]* .*/zcc -J -c -T $TARE -E -m sendfile,write -A 100 -b 1048576 -U $first -B $first -s 10.250.0.2 " "$T/table" ||
+		fail "no turns metered on the sender's CPUs: $(grep zcc "$T/table")"
+	grep -q "^# ip netns exec zc-b-[0-9]* .*/zcs -d -p [0-9]* -t 3600 -J -c -T $TARE -U $second -m read -B $second  (in $T)\$" "$T/table" ||
+		fail "no zcs metered on the receiver's CPUs: $(grep zcs "$T/table")"
+	expect_eq "$(grep -c "^  placement s$first/r$second (zcc and its meter on CPUs $first, zcs and its meter on CPUs $second), zcs -m read, -b 1048576: " "$T/table")" 1 \
+		"the verdict's placement: $(cat "$T/table")"
+	grep -q '^   the receiver (the far end.s meter, over the same slots): [0-9]* blocks$' "$T/table" &&
+		grep -q '^   both ends (the sender.s and the receiver.s us/KB added): [0-9]* blocks$' "$T/table" ||
+		fail "no receiver's or both ends' block: $(cat "$T/table")"
+	expect_eq "$(awk -F, 'NR > 1 { print $8 "," $29 "," ($12 != "") }' "$T/out/zc-matrix-turns.csv" | sort | tr '\n' '|')" \
+		"sendfile,both,0|sendfile,receiver,1|sendfile,sender,1|write,both,0|write,receiver,1|write,sender,1|" "the turns CSV's rows"
+	! ip netns list | grep -q 'zc-[ab]-' || fail "namespaces left behind: $(ip netns list)"
+}
+
 # The far end's command line holds the working directory's name and zcs's
 # path quoted: a name with a space, quotes, a semicolon and a $(...) is a
 # name, never code.
@@ -1021,6 +1052,12 @@ test_matrix_rejects_bad_options() {
 	bad_option "--mss '4k': not a number" --mss 4k
 	bad_option "--mss '50': out of range (88 to 32767)" --mss 50
 	bad_option "--loops needs a value" --loops
+	bad_option "--sender-cpus and --receiver-cpus go together: each end's CPUs" --sender-cpus 0
+	bad_option "--sender-cpus 0-1 and --receiver-cpus 1 share CPU 1: each end's meter must have its own" \
+		--sender-cpus 0-1 --receiver-cpus 1
+	bad_option "--placements and --sender-cpus both place zcc and zcs: give one of them" \
+		--placements none --sender-cpus 0 --receiver-cpus 1
+	bad_option "'0,x': not a list of CPUs (as 1,3 or 2-5)" --sender-cpus 0,x --receiver-cpus 1
 	bad_option "--rounds '0': out of range (1 to 10000)" --rounds 0
 	bad_option "--width '5%': not a number" --width 5%
 	bad_option "--max-rounds must be at least --rounds" --rounds 6 --width 5 --max-rounds 3

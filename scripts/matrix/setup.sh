@@ -35,15 +35,9 @@ server=${host:-127.0.0.1}
 if [ "$netns" = 1 ]; then
 	ns_a=zc-a-$$
 	ns_b=zc-b-$$
-	ip netns add "$ns_a"
-	ip netns add "$ns_b"
-	ip link add "zcva$$" netns "$ns_a" type veth peer name "zcvb$$" netns "$ns_b"
-	ip -n "$ns_a" addr add 10.250.0.1/30 dev "zcva$$"
-	ip -n "$ns_b" addr add 10.250.0.2/30 dev "zcvb$$"
-	ip -n "$ns_a" link set "zcva$$" up
-	ip -n "$ns_b" link set "zcvb$$" up
-	ip -n "$ns_a" link set lo up
-	ip -n "$ns_b" link set lo up
+	# With each end's CPUs, each end's received packets handled on them.
+	netns_pair "$ns_a" "$ns_b" "zcva$$" "zcvb$$" 10.250.0 "$sender_cpus" "$receiver_cpus" ||
+		bench_die "--netns: cannot make network namespaces here"
 	in_a=(ip netns exec "$ns_a")
 	remote=(ip netns exec "$ns_b")
 	remote_cmd="ip netns exec $ns_b"

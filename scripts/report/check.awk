@@ -19,7 +19,7 @@ function listed(list, x) { return index("," list ",", "," x ",") > 0 }
 		if (k == "round") ok = v ~ /^[0-9]+$/ && length(v) <= 6 && v > 0
 		else if (k == "mode") ok = listed(modes, v)
 		else if (k == "bufsize") ok = v == "-" || v ~ /^[0-9]+$/ && length(v) <= 10
-		else if (k == "placement") ok = listed("none,separate,same", v)
+		else if (k == "placement") ok = listed("none,separate,same", v) || v ~ /^s[0-9+-]+\/r[0-9+-]+$/
 		else if (k == "recv") ok = listed(recvs, v)
 		else if (k == "run") ok = v == "" || v ~ /^[0-9A-Za-z.-]+$/ && length(v) <= 64
 		else if (k == "offload") ok = v == "" || v ~ /^sg:(on|off)\/tx:(on|off)$/

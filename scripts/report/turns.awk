@@ -65,7 +65,7 @@ function print_end(g, e, id,   k, j, m, r, d, o, t, blocks, cyc, line, v, kv) {
 		blocks = f(r[j], "blocks")
 	cyc = f(r[1], "block_cycles")
 	if (e == "sender")
-		printf "  placement %s, zcs -m %s, -b %s%s: %s blocks of %s cycle%s of %s ms slots\n", id[1], id[2], id[3],
+		printf "  placement %s, zcs -m %s, -b %s%s: %s blocks of %s cycle%s of %s ms slots\n", placement_words(id[1]), id[2], id[3],
 			(id[4] == "" ? "" : ", " id[4]), blocks, cyc, (cyc == 1 ? "" : "s"), f(r[1], "slot_ms")
 	else if (e == "receiver")
 		printf "   the receiver (the far end's meter, over the same slots): %s blocks\n", blocks

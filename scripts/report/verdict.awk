@@ -101,7 +101,7 @@ END {
 				lwid = length(cell_label(id[1], size[1]))
 		}
 		split(pl, where, " ")
-		printf "  placement %s, zcs %s:\n", where[1],
+		printf "  placement %s, zcs %s:\n", placement_words(where[1]),
 			(where[2] ~ /^udp-/ ? "-u -m " substr(where[2], 5) : "-m " where[2])
 		by = by_of(pl, n)
 		for (i = 1; i <= n; i++) {
