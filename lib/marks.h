@@ -17,4 +17,10 @@
  */
 #define DGRAM_LOSS_PCT 1.0
 
+/*
+ * A window a hypervisor took more of the metered CPUs' time from than this
+ * (steal) is flagged: the soakers lose it as they lose a load's.
+ */
+#define STEAL_FLAG_PCT 1.0
+
 #endif

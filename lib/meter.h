@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "json.h"
+#include "marks.h"
 #include "options.h"
 #include "sampling.h"
 
@@ -36,7 +37,7 @@ struct meter {
 };
 
 /* A window whose steal passed this share of the metered CPUs' time is flagged. */
-#define METER_STEAL_FLAG 0.01
+#define METER_STEAL_FLAG (STEAL_FLAG_PCT / 100)
 
 /*
  * Open the soakers on n_cpus CPUs (0: all this process may run on), or on

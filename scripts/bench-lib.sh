@@ -161,7 +161,7 @@ BENCH_RUNS_COLUMNS="round mode bufsize placement recv mbytes_per_sec busy_pct_pr
 	recv_demand_us_per_kb recv_kernel_pct recv_ints_per_sec recv_rx_pps recv_tx_pps offload rate_bytes_per_sec
 	rate_reached_pct rate_reached_pct_metered time_lost_pct slowdown_pct dgrams_per_sec calls_per_sec loss_pct
 	tx_bytes_per_packet recv_tx_bytes_per_packet retrans_segments retrans_pct rwnd_limited_pct sndbuf_limited_pct
-	host_autocorking host_delayed_acks host_pure_acks load_before_pct run"
+	host_autocorking host_delayed_acks host_pure_acks load_before_pct run steal_pct"
 BENCH_RUNS_COLUMNS=$(echo $BENCH_RUNS_COLUMNS)
 
 # The turns CSV's columns (zc-matrix --turns): a row for each arm of each

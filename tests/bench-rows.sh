@@ -15,7 +15,7 @@ ROW_CELL="^($MODES)!? +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -
 ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) +[0-9]+ \\| +$NUM +$NUM +$NUM \\| (-|$NUM  $FIG)\$"
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
-RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct,host_autocorking,host_delayed_acks,host_pure_acks,load_before_pct,run
+RUNS_HEADER=round,mode,bufsize,placement,recv,mbytes_per_sec,busy_pct_proc_stat,demand_proc_stat_us_per_kb,zcc_us_per_kb,zcs_us_per_kb,mbytes_per_sec_metered,load_pct,demand_us_per_kb,kernel_pct,meter_throughput_change_pct,copied_pct,mapped_pct,ints_per_sec,rx_pps,tx_pps,recv_load_pct,recv_demand_us_per_kb,recv_kernel_pct,recv_ints_per_sec,recv_rx_pps,recv_tx_pps,offload,rate_bytes_per_sec,rate_reached_pct,rate_reached_pct_metered,time_lost_pct,slowdown_pct,dgrams_per_sec,calls_per_sec,loss_pct,tx_bytes_per_packet,recv_tx_bytes_per_packet,retrans_segments,retrans_pct,rwnd_limited_pct,sndbuf_limited_pct,host_autocorking,host_delayed_acks,host_pure_acks,load_before_pct,run,steal_pct
 TURNS_HEADER=rate_bytes_per_sec,placement,recv,bufsize,offload,slot_ms,seconds,arm,mode,slots,mbytes_per_sec,load_pct,demand_us_per_kb,kernel_pct,against,verdict,carried_by,blocks,block_cycles,demand_pct,demand_pct_lo,demand_pct_hi,kernel_demand_pct,kernel_demand_pct_lo,kernel_demand_pct_hi,load_points,load_points_lo,load_points_hi,end,run
 # A change in percent and its interval in the turns' verdict.
 TPCT='[-+][0-9]+\.[0-9]% \[[-+][0-9]+\.[0-9], [-+][0-9]+\.[0-9]\]'
@@ -28,11 +28,12 @@ offloads() {
 }
 
 # csv_row ROUND MODE RATE DEMAND LOAD KERNEL REACHED REACHED_METERED [RWND
-# SNDBUF RETRANS]: a runs CSV row, separate CPUs, zcs reading, -b 1048576,
-# the other figures fixed; RWND and SNDBUF the shares limited, RETRANS the
-# share retransmitted (empty: 0).
+# SNDBUF RETRANS BUSY_BEFORE STEAL]: a runs CSV row, separate CPUs, zcs
+# reading, -b 1048576, the other figures fixed; RWND and SNDBUF the shares
+# limited, RETRANS the share retransmitted (empty: 0), BUSY_BEFORE the
+# host's load before the metered run, STEAL the hypervisor's share in it.
 csv_row() {
-	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,,30000,,0,${11:-0.00},${9:-0.0},${10:-0.0},0,12,300,${12:-},${CSV_RUN:-}"
+	echo "$1,$2,1048576,separate,read,900.0,40.0,0.900,0.300,0.200,890.0,$5,$4,$6,-1.1,,,1000,2000,2000,,,,,,,,$3,$7,$8,$6,0.0,,,,30000,,0,${11:-0.00},${9:-0.0},${10:-0.0},0,12,300,${12:-},${CSV_RUN:-},${13:-}"
 }
 
 # turns_row RATE ARM DEMAND LOAD MBS AGAINST VERDICT CARRIED PCT LO HI: a turns CSV row, separate,

@@ -27,6 +27,8 @@ BEGIN {
 	v["load_before_pct"] = json_get(m[1], "meter.load_before_pct")
 	if (v["load_before_pct"] == "null")
 		v["load_before_pct"] = ""
+	# The share of the metered CPUs' time a hypervisor took over the metered run.
+	v["steal_pct"] = json_get(m[1], "meter.steal_pct")
 	v["demand_us_per_kb"] = json_get(m[1], "meter.demand_us_per_kb")
 	v["kernel_pct"] = json_get(m[1], "meter.kernel_pct")
 	v["meter_throughput_change_pct"] = sprintf("%.1f", 100 * (mmbs - mbs) / mbs)

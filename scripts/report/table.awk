@@ -24,6 +24,12 @@ rate() != want { next }
 		if (!(key in busiest) || col("load_before_pct") + 0 > busiest[key])
 			busiest[key] = col("load_before_pct") + 0
 	}
+	# A metered run a hypervisor took more than 1% of the CPUs' time from.
+	if (col("steal_pct") != "" && col("steal_pct") + 0 > steal_pct) {
+		stolen[key] = stolen[key] + 1
+		if (!(key in most_stolen) || col("steal_pct") + 0 > most_stolen[key])
+			most_stolen[key] = col("steal_pct") + 0
+	}
 	if ($c["load_pct"] != "" && $c["kernel_pct"] != "")
 		v[key, "meter_gap_pts"] = v[key, "meter_gap_pts"] " " ($c["load_pct"] - $c["kernel_pct"])
 }
@@ -50,10 +56,14 @@ END {
 		if (id[5] != want || (id[1] ~ /^udp-/) != dg)
 			continue
 		k = id[1] SUBSEP id[2] SUBSEP id[3] SUBSEP id[4]
-		name = id[1] ((k in busy) ? "!" : "")
+		name = id[1] ((k in busy) ? "!" : "") ((k in stolen) ? "~" : "")
 		if (k in busy) {
 			n_busy++
 			marked = marked sprintf("\n#   %s: %d of its rounds, up to %.1f%% busy", id[1], busy[k], busiest[k])
+		}
+		if (k in stolen) {
+			n_stolen++
+			stolen_marks = stolen_marks sprintf("\n#   %s: %d of its rounds, up to %.1f%% stolen", id[1], stolen[k], most_stolen[k])
 		}
 		if (dg)
 			printf "%-16s %7s %-9s %-12s | %-24s ", name, id[2], id[3], id[4], cell(k, "mbytes_per_sec", "%.1f")
@@ -92,6 +102,11 @@ END {
 			}
 		}
 		print line >> csv
+	}
+	if (n_stolen) {
+		print "# ~: a hypervisor took more than " steal_pct "% of the metered CPUs' time (steal) in a metered run of"
+		print "# the cell: the soakers lost it as they lose a load's, and its load% and us/KB hold time this"
+		print "# host did not have; measure again where the host's neighbours are quieter:" stolen_marks
 	}
 	if (n_busy) {
 		print "# !: the host was more than " busy_pct "% busy before a metered run of the cell began, by its tare"
