@@ -39,6 +39,7 @@ RX_MODULES = table copy splice zerocopy udp receiver
 RX_OBJS = $(RX_MODULES:%=$(BUILD)/rx/%.o)
 UNIT_TESTS = $(LIB_MODULES:%=$(BUILD)/tests/test_%) $(BUILD)/tests/test_tx $(BUILD)/tests/test_rx
 TEST_HELPERS = $(BUILD)/tests/capture $(BUILD)/tests/loadgen $(BUILD)/tests/pagesend $(BUILD)/tests/udppeer \
+	$(BUILD)/tests/samplecost \
 	$(BUILD)/tests/dgramsend
 
 ALL_CFLAGS = $(ZC_CFLAGS) $(CFLAGS) -MMD -MP

@@ -87,15 +87,16 @@ ALONE_WORDS='quiet_or_skip|runs_alone|own_calibration|calibrate_here [^;&|]|/loa
 # calibrate_here calibrates only when given arguments under make check.
 ALONE_OPAQUE=calibrate_here
 
-# What makes a test one of the meter's (METER_WORDS): cyclesoak and the
-# fleet (whose meters are cyclesoak's, with no tare). The meter is one at a
+# What makes a test one of the meter's (METER_WORDS): cyclesoak, the
+# fleet (whose meters are cyclesoak's, with no tare) and meter-scale
+# (whose soakers are a meter's, cyclesoak -H holding the host's meter). The meter is one at a
 # time on the host: such a test takes the meter's turn, one at a time, and
 # shares the host with the tests that have no meter. It judges what the
 # meter prints, not how much, against make check's calibration.
 # (compare-iperf3, which has no meter and judges no rate, shares the host
 # as the other transfers at full speed do: in the meter's turn its 9 s
 # were 9 s of the turn's 65.)
-METER_WORDS='(^[[:space:]]*|[;&|(][[:space:]]*)calibrate_here([[:space:];]|$)|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/zc-fleet'
+METER_WORDS='(^[[:space:]]*|[;&|(][[:space:]]*)calibrate_here([[:space:];]|$)|/cyclesoak"|start_cyclesoak|(^[[:space:]]*|[;&|(][[:space:]]*|bash )"?\$ROOT/scripts/(zc-fleet|meter-scale)'
 
 # tests_saying WORDS [OPAQUE]: the tests of this file whose code says one
 # of WORDS (an extended regular expression), or calls a function that

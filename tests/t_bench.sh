@@ -737,6 +737,51 @@ test_observer_effect_prints_a_row_per_configuration() {
 		fail "no closing line"
 }
 
+# scripts/meter-scale, one round: the sample here in its parts, a row for
+# this host and for each size asked, each sample the sum of its parts; and
+# a clear error for each bad option.
+test_meter_scale_prints_a_row_a_size_and_refuses_bad_options() {
+	local n rc
+	n=$(nproc)
+	bash "$ROOT/scripts/meter-scale" --rounds 1 --sizes 4,64 >"$T/out" 2>"$T/err" ||
+		fail "meter-scale failed: $(cat "$T/err")"
+	grep -q -x "# [0-9-]*, Linux .*, $n CPUs; medians of 1 rounds" "$T/out" || fail "no heading: $(cat "$T/out")"
+	grep -q -E "^here \($n CPUs\): a sample [0-9.]+ us: /proc/stat [0-9.]+ us \(its parse [0-9.]+ us\), each soaker's count and clock [0-9.]+ us$" \
+		"$T/out" || fail "no line for here: $(cat "$T/out")"
+	expect_eq "$(awk '$1 ~ /^[0-9]+$/ && NF == 6 { print $1 }' "$T/out" | tr '\n' ' ')" "$n 4 64 " "rows"
+	# Each row's sample: its parse, its counts, and the kernel's writing of /proc/stat (the same in each row).
+	expect_eq "$(awk '$1 ~ /^[0-9]+$/ && NF == 6 { k = $4 - $2 - $3; if (!rows++) k0 = k
+		if (k - k0 > 0.25 || k0 - k > 0.25) print "sum " $0
+		if ($5 < $6 * 9.9 || $5 > $6 * 10.1) print "rates " $0 }' "$T/out")" "" \
+		"rows not the sum of their parts: $(cat "$T/out")"
+	for bad in "--rounds 0:--rounds '0': a number from 1 to 999" "--sizes 64,x:--sizes '64,x': CPU counts, as 64,192" \
+		"--rounds:--rounds needs a value"; do
+		rc=0
+		# shellcheck disable=SC2086 # the option and its value, as a user types them
+		bash "$ROOT/scripts/meter-scale" ${bad%%:*} >"$T/out" 2>"$T/err" || rc=$?
+		expect_eq "$rc:$(cat "$T/err")" "2:meter-scale: ${bad#*:}" "meter-scale ${bad%%:*}"
+	done
+}
+
+# The proofs of where the cost lands, scripts/known-difference's per-CPU
+# options and scripts/cpu-ceiling: each bad option a line and exit 1,
+# before anything is built or run.
+test_the_per_cpu_proofs_refuse_bad_options() {
+	local bad rc
+	for bad in "known-difference --two-hosts --per-cpu:--two-hosts gives each end its meter of one CPU: not with --meter-cpus or --per-cpu" \
+		"known-difference --two-hosts --meter-cpus 1:--two-hosts gives each end its meter of one CPU: not with --meter-cpus or --per-cpu" \
+		"known-difference --meter-cpus 1-x:--meter-cpus '1-x': CPUs as taskset gives them (1,3 or 2-5)" \
+		"known-difference --meter-cpus:--meter-cpus needs a value" \
+		"cpu-ceiling --trials 0:--trials and --secs take a whole number from 1 to 999, not '0'" \
+		"cpu-ceiling --secs 5s:--trials and --secs take a whole number from 1 to 999, not '5s'" \
+		"cpu-ceiling --secs:--secs needs a value"; do
+		rc=0
+		# shellcheck disable=SC2086 # the script, the option and its value, as a user types them
+		bash "$ROOT/scripts/"${bad%%:*} >"$T/out" 2>"$T/err" || rc=$?
+		expect_eq "$rc:$(cat "$T/out" "$T/err")" "1:${bad%% *}: ${bad#*:}" "${bad%%:*}"
+	done
+}
+
 # --rate R: every run paced at R, the rate and what each run reached in the
 # runs CSV, a paced section with its "reached" column, and a verdict that
 # says the rate first and ranks by demand with the load beside it.
