@@ -38,7 +38,7 @@ check_csvs() {
 	local cells=$1 rounds=$2 interval=$3 rate=${4:-} hdr=mode,bufsize,placement,recv,rate_bytes_per_sec,rounds,interval f
 	expect_eq "$(head -n 1 "$T/out/zc-matrix-runs.csv")" "$RUNS_HEADER"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" $((cells * rounds)) "runs CSV rows"
-	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM(,[0-9]+){3},(-?$NUM)?,[0-9]{8}T[0-9]{6}Z-[0-9]+\$" &&
+	sed 1d "$T/out/zc-matrix-runs.csv" | grep -v -E "^[0-9]+,($MODES),([0-9]+|-),[a-z]+,[a-z]+(,$NUM){10},($NUM)?,($NUM)?(,[0-9]+){3}(,(-?[0-9]+(\.[0-9]+)?)?){6},(sg:(on|off)/tx:(on|off))?,$rate,${rate:+$NUM},${rate:+$NUM},$NUM,$NUM,,,,[0-9]+,([0-9]+)?,[0-9]+,$NUM,$NUM,$NUM(,[0-9]+){3},(-?$NUM)?,[0-9]{8}T[0-9]{6}Z-[0-9]+,($NUM)?\$" &&
 		fail "malformed runs CSV row"
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | cut -d, -f1 | sort -u | tr '\n' ' ')" \
 		"$(seq -s ' ' 1 "$rounds") " "rounds in the runs CSV"
