@@ -148,6 +148,8 @@ static double cpu_load(const struct soak_reference *ref, const struct soak_sampl
 {
 	double rate = soak_rate_one(a, b, i);
 
+	if (rate == 0)
+		return SOAK_CEILING;
 	if (!ref->tared)
 		return soak_load(rate, ref->calibration.cpu_per_sec[i]);
 	return ref->cpu_idle_rate[i] > 0 ? (ref->cpu_rate[i] - rate) / ref->cpu_idle_rate[i] : NAN;

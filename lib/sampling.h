@@ -78,6 +78,12 @@ struct soak_cpu_figures {
 	double user, system, irq, softirq, steal;
 };
 
+/*
+ * A CPU whose soaker made no step over a window was at its ceiling: its
+ * load is SOAK_CEILING, all of it, whatever the tare said (nothing finer
+ * can be read of it: a change in what ran there does not show).
+ */
+#define SOAK_CEILING 1.0
 /* The load on each of the n_cpus CPUs over a..b, as soak_cpu_figures gives it, into loads[]. */
 void soak_cpu_loads(const struct soak_reference *ref, const struct soak_sample *a,
 		    const struct soak_sample *b, int n_cpus, double *loads);

@@ -286,7 +286,10 @@ static enum turns_carrier carrier_of(const struct turns_comparison *c)
 /*
  * Each CPU's load, arm x against arm r block by block, in points of that
  * CPU: each block's load on it, a slot's weighed by its time, as the whole
- * host's.
+ * host's. A slot whose soaker on that CPU made no step (the CPU at its
+ * ceiling) says nothing of a difference there, and is left out, counted:
+ * every slot so, and the CPU is not resolved (it read "the same within
+ * +-0.00", the same full load in every slot).
  */
 static void compare_cpus(const struct turns *t, unsigned x, unsigned r, uint32_t per,
 			 size_t blocks, struct turns_comparison *c)
@@ -296,7 +299,8 @@ static void compare_cpus(const struct turns *t, unsigned x, unsigned r, uint32_t
 
 	c->cpu_points = calloc(t->n_cpu ? t->n_cpu : 1, sizeof(*c->cpu_points));
 	c->cpu_verdict = calloc(t->n_cpu ? t->n_cpu : 1, sizeof(*c->cpu_verdict));
-	if (!sum || !ns || !diff || !c->cpu_points || !c->cpu_verdict)
+	c->cpu_ceiling = calloc(t->n_cpu ? t->n_cpu : 1, sizeof(*c->cpu_ceiling));
+	if (!sum || !ns || !diff || !c->cpu_points || !c->cpu_verdict || !c->cpu_ceiling)
 		err(1, "calloc");
 	for (int k = 0; k < t->n_cpu; k++) {
 		size_t n = 0;
@@ -310,6 +314,10 @@ static void compare_cpus(const struct turns *t, unsigned x, unsigned r, uint32_t
 
 			if (b >= blocks || (sl->arm != x && sl->arm != r) || isnan(v))
 				continue;
+			if (v >= SOAK_CEILING) {
+				c->cpu_ceiling[k]++;
+				continue;
+			}
 			sum[at] += v * sl->fig.ns;
 			ns[at] += sl->fig.ns;
 		}
@@ -328,8 +336,10 @@ void turns_compare_free(struct turns_comparison *c)
 {
 	free(c->cpu_points);
 	free(c->cpu_verdict);
+	free(c->cpu_ceiling);
 	c->cpu_points = NULL;
 	c->cpu_verdict = NULL;
+	c->cpu_ceiling = NULL;
 }
 
 /*

@@ -120,6 +120,8 @@ struct turns_comparison {
 	/* Each of the turns' CPUs: its load's difference in points of it, and the verdict (malloc'd). */
 	struct paired *cpu_points;
 	enum paired_verdict *cpu_verdict;
+	/* Each CPU's slots of the two arms at its ceiling (SOAK_CEILING), left out of its comparison. */
+	size_t *cpu_ceiling;
 };
 
 /* An arm's slots over the whole run, summed, and what they say. */

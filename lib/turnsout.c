@@ -127,6 +127,9 @@ static void print_comparison_cpus(const struct turns *t, const struct turns_comp
 			else if (p->n)
 				fprintf(out, "CPU %d not resolved (%+.2f [%+.2f, %+.2f])", t->cpu[k],
 					p->estimate, p->lo, p->hi);
+			else if (c->cpu_ceiling[k])
+				fprintf(out, "CPU %d not resolved (at its ceiling: its soaker had no time in %zu "
+					"of the slots)", t->cpu[k], c->cpu_ceiling[k]);
 			else
 				fprintf(out, "CPU %d not resolved (no block had both arms)", t->cpu[k]);
 		}
@@ -242,6 +245,7 @@ static void json_comparisons(const struct turns *t, struct json *j)
 				json_int(j, "cpu", t->cpu[k]);
 				json_string(j, "verdict", paired_verdict_name(c.cpu_verdict[k]));
 				json_paired(j, "load_points", &c.cpu_points[k], 3);
+				json_uint(j, "ceiling_slots", c.cpu_ceiling[k]);
 				json_close(j);
 			}
 			json_close(j);

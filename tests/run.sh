@@ -203,8 +203,13 @@ for i in $order; do
 	case "$parts" in *meter*) metered+=("$i") ;; esac
 	shared+=("shared.$i")
 done
+began=$SECONDS
 run_part 1 "${alone[@]}"
+alone_secs=$((SECONDS - began))
 run_part "$jobs" ${metered[0]:+meter} "${shared[@]}"
+# Where make check's time went, for whoever makes it longer or shorter.
+[ "${#files[@]}" -eq 0 ] ||
+	echo "# the tests alone took $alone_secs s; the rest, side by side with the meter's, $((SECONDS - began - alone_secs)) s"
 # A file that reports no test in any part, and died in none, fails.
 for i in "${!files[@]}"; do
 	cat "$work"/{alone,meter,shared}."$i".rc 2>/dev/null | grep -qv '^0$' && continue

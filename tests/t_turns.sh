@@ -203,15 +203,21 @@ gated_load_points() {
 # (END's figures, of arms ARM#1 and ARM#2) found the load WANT (points) on
 # ARM#2 within the interval and half a point, no wider than WIDTH points;
 # and, CPU by CPU, the load WANT_CPU (points of that CPU) on loadgen's, the
-# second of affinity_cpus, within its interval and half a point, and its
-# estimate within a point of it, the first CPU the same or not resolved
-# (never a difference). What they found to $T/found, and 1, with why in
+# second of affinity_cpus, within its interval and half a point, and, in
+# a paced run (HOW has -R), its estimate within a point of it; the first
+# CPU the same or not resolved (never a difference). At full speed the
+# flow fills the first CPU (at its ceiling there, not resolved) and the
+# load on the second moves the flow's own work: one run across two
+# namespaces found +5.36 [+3.86, +7.53] on it for 4.00, twice, its
+# interval holding the load, where the paced runs' estimates were within
+# 0.4 (docs/results.md). What they found to $T/found, and 1, with why in
 # $T/why, on a miss.
 judge_known_load() {
-	local end=$1 want=$2 json=$3 how=$4 arm=$5 width=$6 cpus
+	local end=$1 want=$2 json=$3 how=$4 arm=$5 width=$6 cpus paced=0
 	cpus=$(affinity_cpus | head -n 2 | paste -sd' ' -)
+	case " $how " in *" -R "*) paced=1 ;; esac
 	echo "$json" | awk -v want="$want" -v want_cpu="$WANT_CPU" -v width="$width" -v how="$how" -v end="$end" \
-		-v arm="$arm" -v cpus="$cpus" "$JSON_AWK"'
+		-v arm="$arm" -v cpus="$cpus" -v paced="$paced" "$JSON_AWK"'
 		{
 			c = "turns.comparisons.0."
 			if (json_get($0, c "arm") != arm "#2" || json_get($0, c "against") != arm "#1") {
@@ -236,7 +242,7 @@ judge_known_load() {
 			if (hi - lo > width) { printf "the interval is wider than +-%g point\n", width / 2; exit 1 }
 			if (!seen) { print "no figure of CPU " cpu[2]; exit 1 }
 			if (!(elo - 0.5 <= want_cpu && want_cpu <= ehi + 0.5)) { print "the interval of CPU " cpu[2] " misses the load"; exit 1 }
-			if (em - want_cpu > 1 || want_cpu - em > 1) { print "CPU " cpu[2] "\047s estimate is more than a point off"; exit 1 }
+			if (paced && (em - want_cpu > 1 || want_cpu - em > 1)) { print "CPU " cpu[2] "\047s estimate is more than a point off"; exit 1 }
 			if (json_count($0, c "cpus") == 1 && (m - want_cpu > 1 || want_cpu - m > 1)) { print "the set\047s estimate is more than a point off"; exit 1 }
 			if (kv[cpu[1]] == "differs") { print "CPU " cpu[1] " differs"; exit 1 }
 		}' >"$T/found" || { echo "$(cat "$T/found") $(grep -o '"comparisons".*"slots"' <<<"$json")" >"$T/why"; return 1; }
@@ -564,7 +570,7 @@ zcs_known_load_run() {
 	json=$(grep '"program":"zcs"' "$T/zcs.out")
 	stop_pid "$zpid"
 	gated_load_points
-	judge_known_load receiver "$WANT" "$json" "zcs -m read,read" read "$width" || return 1
+	judge_known_load receiver "$WANT" "$json" "zcs -m read,read, zcc -R 100m" read "$width" || return 1
 	cat "$T/found"
 }
 

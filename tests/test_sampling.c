@@ -113,6 +113,29 @@ static void figures_are_the_load_added_and_its_cpu_time_per_kib(void)
 	CHECK(fabs(f.time_lost - 0.5) < 1e-9 && fabs(f.slowdown - 0.2) < 1e-9);
 }
 
+/*
+ * A CPU whose soaker made no step over the window was at its ceiling: all
+ * of it, SOAK_CEILING, where the tare's rate over its idle rate (0.8
+ * here) was taken for it before; a CPU whose soaker ran reads as before.
+ */
+static void a_cpu_whose_soaker_made_no_step_is_at_its_ceiling(void)
+{
+	uint64_t s1[2] = { 0, 0 }, s2[2] = { 0, 300 }, c1[2] = { 0, 0 }, c2[2] = { 0, NSEC_PER_SEC / 2 };
+	struct soak_sample a = { .ns = 0, .steps = s1, .cpu_ns = c1 };
+	struct soak_sample b = { .ns = NSEC_PER_SEC, .steps = s2, .cpu_ns = c2 };
+	struct soak_reference ref = { .calibration = { .per_sec = 1000, .cpu_per_sec = { 500, 500 } },
+				      .tared = 1, .cpu_rate = { 400, 400 }, .cpu_idle_rate = { 500, 500 } };
+	double loads[2];
+
+	soak_cpu_loads(&ref, &a, &b, 2, loads);
+	CHECK(loads[0] == SOAK_CEILING);
+	CHECK(fabs(loads[1] - 0.2) < 1e-9);
+	ref.tared = 0;
+	soak_cpu_loads(&ref, &a, &b, 2, loads);
+	CHECK(loads[0] == SOAK_CEILING);
+	CHECK(fabs(loads[1] - 0.4) < 1e-9);
+}
+
 int main(void)
 {
 	RUN(a_load_below_0_is_measured_against_the_spread);
@@ -121,5 +144,6 @@ int main(void)
 	RUN(kernel_load_is_proc_stat_busy_less_the_soakers);
 	RUN(a_tare_in_which_a_soaker_had_no_cpu_is_refused);
 	RUN(figures_are_the_load_added_and_its_cpu_time_per_kib);
+	RUN(a_cpu_whose_soaker_made_no_step_is_at_its_ceiling);
 	return CHECK_EXIT();
 }

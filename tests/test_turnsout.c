@@ -107,11 +107,55 @@ static void each_cpu_has_its_line(void)
 	turns_free(&t);
 }
 
+/*
+ * A CPU whose soaker had no time in any slot (at its ceiling: its load
+ * SOAK_CEILING every time) says nothing of a difference: not resolved,
+ * with why, and its slots counted in -J. It read "the same within +-0.00".
+ */
+static void a_cpu_at_its_ceiling_is_not_resolved(void)
+{
+	struct turns t;
+	struct json j;
+	int cpus[2] = { 0, 1 };
+	char *line, buf[8192];
+	FILE *f;
+
+	turns_init(&t, TURNS_SENDER, two, 2, 100);
+	t.n_cpus = 2;
+	turns_set_cpus(&t, cpus, 2);
+	for (uint32_t c = 0; c < 20; c++)
+		for (unsigned a = 0; a < 2; a++) {
+			double loads[2] = { SOAK_CEILING, 0.10 + 0.002 * ((c * 7) % 5) + (a ? 0.04 : 0) };
+			struct turns_slot sl = { .arm = a, .cycle = c, .at = 2 * c + a, .bytes = 30 << 20,
+						 .cpu_load = loads };
+
+			sl.fig.ns = 75000000;
+			sl.fig.load = (loads[0] + loads[1]) / 2;
+			sl.fig.time_lost = sl.fig.load / 2;
+			sl.fig.kernel = sl.fig.load / 2;
+			turns_add(&t, &sl);
+		}
+	line = strstr(printed(&t), "sendfile: +4.00 points on CPU 1");
+	CHECK_STR(line, "sendfile: +4.00 points on CPU 1 [+4.00, +4.00]; CPU 0 not resolved (at its "
+			"ceiling: its soaker had no time in 40 of the slots)\n");
+	CHECK(strstr(printed(&t), "arm write on each CPU: CPU 0 100.0%, CPU 1 ") != NULL);
+	f = fmemopen(buf, sizeof(buf), "w");
+	json_begin(&j, f);
+	turns_json(&t, &j);
+	json_end(&j);
+	fclose(f);
+	CHECK(strstr(buf, "{\"cpu\":0,\"verdict\":\"unresolved\",\"load_points\":{\"estimate\":null,"
+			  "\"lo\":null,\"hi\":null,\"n\":0},\"ceiling_slots\":40}") != NULL);
+	CHECK(strstr(buf, "{\"cpu\":1,\"verdict\":\"differs\",") != NULL);
+	turns_free(&t);
+}
+
 int main(void)
 {
 	RUN(a_known_difference_is_found_in_points);
 	RUN(both_ends_lines_give_the_demand_alone);
 	RUN(identical_arms_are_the_same_within_0);
 	RUN(each_cpu_has_its_line);
+	RUN(a_cpu_at_its_ceiling_is_not_resolved);
 	return CHECK_EXIT();
 }
