@@ -380,7 +380,8 @@ bench_start_zcs() {
 bench_zcs_listening() {
 	local n=0
 	while [ "$n" -lt $(($3 + 8)) ]; do
-		grep -q 'listening on' "$1" && return 0
+		# (-s: the file is made by zcs's shell, which may not have run yet.)
+		grep -qs 'listening on' "$1" && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		if [ $((n += 1)) -le 10 ]; then sleep 0.01; else sleep 0.05; fi
 	done
