@@ -601,7 +601,7 @@ known_change_once() {
 	# Calling it "changed" is the miss.
 	local null="(no change|not resolved)"
 	rm -rf "$T/kc"
-	"$ROOT/scripts/known-change" --pcts 0,4 --trials 1 --secs 4 --calibrate-ms 100 --out "$T/kc" >"$T/kc.out" 2>&1 ||
+	"$ROOT/scripts/known-change" --pcts 0,4 --trials 1 --secs 3 --calibrate-ms 100 --out "$T/kc" >"$T/kc.out" 2>&1 ||
 		fail "known-change failed: $(cat "$T/kc.out")"
 	grep -qE '^0%/1 +0\.00 +[-+][0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, [-+][0-9]+\.[0-9]{2}\] +'"$null"', held$' "$T/kc.out" &&
 		grep -qE '^4%/1 +[12]\.[0-9]{2} +\+[0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, \+[0-9]+\.[0-9]{2}\] +changed, held$' "$T/kc.out"

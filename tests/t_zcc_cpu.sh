@@ -257,9 +257,9 @@ test_a_cpu_taken_by_a_spinner_is_the_busiest_and_the_limit() {
 	"$HELPERS/loadgen" -c "$second" -f 100 -t 6 >"$T/loadgen" &
 	started $!
 	sleep 0.2
-	(cd "$T" && "$ROOT/zcc" -J -c -T 0 -B "$second" -t 1.5 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/json") ||
+	(cd "$T" && "$ROOT/zcc" -J -c -T 0 -B "$second" -t 1 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/json") ||
 		fail "zcc -J failed"
-	(cd "$T" && "$ROOT/zcc" -c -T 0 -B "$second" -t 1.5 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out") ||
+	(cd "$T" && "$ROOT/zcc" -c -T 0 -B "$second" -t 1 -s 127.0.0.1 -p "$PORT" "$T"/f/* >"$T/out") ||
 		fail "zcc failed"
 	expect_eq "$(json_member "$T/json" busiest.cpu) $(json_member "$T/json" limit.by) $(json_member "$T/json" limit.cpu) $(json_member "$T/json" limit.end)" \
 		"$second cpu $second sender" "the busiest and the limit: $(cat "$T/json")"
