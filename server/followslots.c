@@ -75,13 +75,19 @@ static void grow(struct follow *f)
 		err(1, "the meter's samples along the stream");
 }
 
-/* Sample i as the meter's functions take one: its arrays in the pool. */
+/*
+ * Sample i as the meter's functions take one: its arrays in the pool, and
+ * no CPU's /proc/stat line (a slot's figures need the soakers' counts and
+ * the host's busy time alone; the pool's samples are malloc'd, and a
+ * pointer left as malloc gave it was written through).
+ */
 static struct soak_sample *at(struct follow *f, size_t i)
 {
 	size_t cpus = meter_cpus(f->m);
 
 	f->s[i].steps = cpus ? &f->steps[i * cpus] : NULL;
 	f->s[i].cpu_ns = cpus ? &f->cpu_ns[i * cpus] : NULL;
+	f->s[i].stat = NULL;
 	return &f->s[i];
 }
 
