@@ -111,6 +111,10 @@ int main(int argc, char **argv)
 			errx(1, "the last CPU's line was not read whole");
 		printf("parse %d: %.0f ns a call (%ld rounds of %ld), %.1f ns a CPU\n", n_cpus,
 		       median(per, rounds), rounds, calls, median(per, rounds) / n_cpus);
+		free(text);
+		free(cpus);
+		free(each);
+		free(per);
 		return 0;
 	}
 	if (optind + 1 == argc && strcmp(argv[optind], "stat") == 0) {
@@ -131,6 +135,8 @@ int main(int argc, char **argv)
 		}
 		printf("stat: %.0f ns a call (%ld rounds of %ld), %.1f ns a CPU, %d CPUs\n",
 		       median(per, rounds), rounds, calls, median(per, rounds) / n_cpus, n_cpus);
+		free(each);
+		free(per);
 		return 0;
 	}
 	if (optind + 1 == argc && strcmp(argv[optind], "sample") == 0) {
@@ -151,7 +157,9 @@ int main(int argc, char **argv)
 		       median(per, rounds), rounds, calls, median(per, rounds) / m.n_cpus, m.n_cpus);
 		soak_sample_free(&s);
 		soak_close(&m);
+		free(per);
 		return 0;
 	}
+	free(per);
 	errx(2, "usage: samplecost [-n calls] [-r rounds] parse N | stat | sample");
 }
