@@ -105,7 +105,30 @@ static const char options[] =
 	"  -w          with -S, write() instead of send(): -m write\n"
 	"  -W secs     the longest wait for zcs (default 60)\n"
 	"  -X n=v,v... one mode in turns over a setting's values, an arm each:\n"
-	"              b, sndbuf, nodelay, cork or pacing (-X b=64k,1m)\n";
+	"              b, sndbuf, nodelay, cork or pacing (-X b=64k,1m); as root, a\n"
+	"              sysctl by its full name (-X net.ipv4.tcp_autocorking=0,1)\n";
+
+/*
+ * A sysctl's full name for a setting given by its last part alone: net.ipv4's
+ * or net.core's of that name where this kernel has one
+ * ("net.ipv4.tcp_autocorking"), else the form, an example's.
+ */
+static const char *sysctl_named(const char *last)
+{
+	static char full[128];
+	static const char *const dirs[] = { "net.ipv4", "net.core" };
+	char path[160];
+
+	if (last[0] && strspn(last, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(last) &&
+	    strlen(last) < 64)
+		for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+			snprintf(full, sizeof(full), "%s.%s", dirs[d], last);
+			snprintf(path, sizeof(path), "/proc/sys/%s/%s", d ? "net/core" : "net/ipv4", last);
+			if (access(path, F_OK) == 0)
+				return full;
+		}
+	return "net.ipv4.tcp_autocorking";
+}
 
 /* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
 static const struct send_mode *find_mode(const char *name, int datagram)
@@ -238,8 +261,8 @@ static void parse_knob(struct settings *s, const char *given)
 		for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && strcmp(knobs[i].name, buf) != 0; i++)
 			;
 		if (i == sizeof(knobs) / sizeof(knobs[0]))
-			opt_failx("-X %s: no setting '%s' (b, sndbuf, nodelay, cork or pacing)",
-				  s->knob_arg, buf);
+			opt_failx("-X %s: no setting '%s' (b, sndbuf, nodelay, cork or pacing; as root, "
+				  "a sysctl by its full name, as %s)", s->knob_arg, buf, sysctl_named(buf));
 		if (strchr(given, knobs[i].option))
 			opt_failx("-X %s: -%c sets the same, for every arm: give one of them",
 				  s->knob_arg, knobs[i].option);

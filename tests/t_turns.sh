@@ -816,8 +816,17 @@ test_X_usage_errors_name_what_is_wrong() {
 		-X mss=1000,1400 -s 127.0.0.1 /etc/hostname
 	usage_error zcc "zcc: -X rcvbuf=64k,1m: SO_RCVBUF (-i) is set before connecting, and a slot cannot change it mid-stream" \
 		-X rcvbuf=64k,1m -s 127.0.0.1 /etc/hostname
-	usage_error zcc "zcc: -X quickack=0,1: no setting 'quickack' (b, sndbuf, nodelay, cork or pacing)" \
+	usage_error zcc "zcc: -X quickack=0,1: no setting 'quickack' (b, sndbuf, nodelay, cork or pacing; as root, a sysctl by its full name, as net.ipv4.tcp_autocorking)" \
 		-X quickack=0,1 -s 127.0.0.1 /etc/hostname
+	# A sysctl's last part alone: its full name, where this kernel has one.
+	if [ -e /proc/sys/net/ipv4/tcp_autocorking ]; then
+		usage_error zcc "zcc: -X tcp_autocorking=0,1: no setting 'tcp_autocorking' (b, sndbuf, nodelay, cork or pacing; as root, a sysctl by its full name, as net.ipv4.tcp_autocorking)" \
+			-X tcp_autocorking=0,1 -s 127.0.0.1 /etc/hostname
+	fi
+	if [ -e /proc/sys/net/core/busy_poll ]; then
+		usage_error zcc "zcc: -X busy_poll=0,50: no setting 'busy_poll' (b, sndbuf, nodelay, cork or pacing; as root, a sysctl by its full name, as net.core.busy_poll)" \
+			-X busy_poll=0,50 -s 127.0.0.1 /etc/hostname
+	fi
 	usage_error zcc "zcc: -X 'b': not NAME=V1,V2,... (b, sndbuf, nodelay, cork or pacing)" \
 		-X b -s 127.0.0.1 /etc/hostname
 	usage_error zcc "zcc: -X b=64k: the arms are its values: give two or more" \
