@@ -1,6 +1,6 @@
-# netns.sh: two hosts on one machine, for the scripts and the tests, sourced:
-# two network namespaces joined by a veth pair, made and taken down by the
-# same names. Each end may keep its receive softirqs on CPUs of its own
+# netns.sh: hosts on one machine, for the scripts and the tests, sourced:
+# two network namespaces joined by a veth pair, or a set of them on one
+# bridge, made and taken down by the same names. Each end may keep its receive softirqs on CPUs of its own
 # (receive packet steering on its veth), so that a meter of those CPUs
 # (-U) sees that end's work and not the other's.
 
@@ -57,10 +57,40 @@ netns_rps() {
 		"$(netns_rps_mask "$3")" "$2"
 }
 
-# netns_unpair NS...: the namespaces gone, and their veth with them.
+# netns_hub HUB ADDR/LEN: a namespace HUB holding a bridge, zcbr, at
+# ADDR/LEN, up: the switch of a set of hosts (netns_on_hub). Returns 1,
+# having made nothing, where namespaces cannot be made.
+netns_hub() {
+	ip netns add "$1" 2>/dev/null || return 1
+	ip -n "$1" link add zcbr type bridge
+	ip -n "$1" addr add "$2" dev zcbr
+	ip -n "$1" link set zcbr up
+	ip -n "$1" link set lo up
+}
+
+# netns_on_hub NS HUB IF PORT ADDR/LEN: a namespace NS, a host on HUB's
+# bridge: the veth IF in NS at ADDR/LEN, its peer PORT on the bridge, both
+# up, lo up, and no IPv6 on IF (its neighbour discovery would add packets
+# of its own).
+netns_on_hub() {
+	local ns=$1 hub=$2 if=$3 port=$4 addr=$5
+	ip netns add "$ns"
+	ip link add "$if" netns "$ns" type veth peer name "$port" netns "$hub"
+	ip -n "$hub" link set "$port" master zcbr up
+	ip -n "$ns" addr add "$addr" dev "$if"
+	ip -n "$ns" link set "$if" up
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$if.disable_ipv6=1"
+}
+
+# netns_unpair NS...: the namespaces gone, and their veths with them (a
+# process left in one is killed first: an sshd, a zcs).
 netns_unpair() {
-	local ns
+	local ns pid
 	for ns in "$@"; do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -9 "$pid" 2>/dev/null || true
+		done
 		ip netns del "$ns" 2>/dev/null || true
 	done
 }

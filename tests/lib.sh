@@ -487,24 +487,14 @@ fleet_hosts() {
 	local i ns port
 	[ "$(id -u)" = 0 ] || skip "needs root (ip netns add)"
 	FLEET_HUB=zc-fh-$$
-	ip netns add "$FLEET_HUB" 2>/dev/null || skip "cannot create network namespaces here"
+	netns_hub "$FLEET_HUB" 10.253.0.254/24 || skip "cannot create network namespaces here"
 	NETNS+=("$FLEET_HUB")
-	ip -n "$FLEET_HUB" link add zcbr type bridge
-	ip -n "$FLEET_HUB" addr add 10.253.0.254/24 dev zcbr
-	ip -n "$FLEET_HUB" link set zcbr up
-	ip -n "$FLEET_HUB" link set lo up
 	port=$(free_port)
 	for i in $(seq 1 "$1"); do
 		ns=zc-f$i-$$
-		ip netns add "$ns"
 		NETNS+=("$ns")
 		eval "FLEET_NS_$i=$ns"
-		ip link add "zcf$i-$$" netns "$ns" type veth peer name "zch$i" netns "$FLEET_HUB"
-		ip -n "$FLEET_HUB" link set "zch$i" master zcbr up
-		ip -n "$ns" addr add "10.253.0.$i/24" dev "zcf$i-$$"
-		ip -n "$ns" link set "zcf$i-$$" up
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw "net.ipv6.conf.zcf$i-$$.disable_ipv6=1"
+		netns_on_hub "$ns" "$FLEET_HUB" "zcf$i-$$" "zch$i" "10.253.0.$i/24"
 		ns_sshd "$ns" "10.253.0.$i" "$port"
 	done
 	for i in $(seq 1 "$1"); do
