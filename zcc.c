@@ -122,8 +122,8 @@ static const char *sysctl_named(const char *last)
 	if (last[0] && strspn(last, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(last) &&
 	    strlen(last) < 64)
 		for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-			snprintf(full, sizeof(full), "%s.%s", dirs[d], last);
-			snprintf(path, sizeof(path), "/proc/sys/%s/%s", d ? "net/core" : "net/ipv4", last);
+			snprintf(full, sizeof(full), "%s.%.63s", dirs[d], last);
+			snprintf(path, sizeof(path), "/proc/sys/%s/%.63s", d ? "net/core" : "net/ipv4", last);
 			if (access(path, F_OK) == 0)
 				return full;
 		}
