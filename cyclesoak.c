@@ -41,75 +41,50 @@ struct settings {
 
 static volatile sig_atomic_t stop_signal;
 
-static const char usage[] = "usage: cyclesoak [-BCdhJk1] [-N cpus | -U cpus] [-p secs | -m msecs]\n"
-			    "       cyclesoak -H command [arg...]\n";
+/* -p: the period in whole seconds. */
+static void parse_period_secs(void *settings, int letter, const char *arg)
+{
+	((struct settings *)settings)->period_ms = opt_long(letter, arg, 1, 3600) * 1000;
+}
 
-static const char options[] =
-	"Measures the whole system's CPU load by subtraction; see cyclesoak(1).\n"
-	"  -B          each CPU's free capacity too\n"
-	"  -C          calibrate on an idle system into ./counts_per_sec, and exit\n"
-	"  -d          debug: how each soaker was scheduled\n"
-	OPTIONS_HELP_HELP
-	"  -H command  hold the host's meter while command runs\n"
-	"  -J          each sample as one JSON object\n"
-	"  -k          the kernel's view of each period too\n"
-	"  -m msecs    the period in milliseconds\n"
-	"  -N cpus     soak this many CPUs (default all)\n"
-	"  -p secs     the period in seconds (default 1)\n"
-	"  -U cpus     soak these CPUs alone (1,3 or 2-5): the load is their share\n"
-	"  -1          one sample, the load alone, and exit\n";
+#define FIELD(member) OPTION_FIELD(struct settings, member)
+
+static const struct option_row rows[] = {
+	{ 'B', OPTION_FLAG, FIELD(per_cpu), .help = "each CPU's free capacity too" },
+	{ 'C', OPTION_FLAG, FIELD(calibrate),
+	  .help = "calibrate on an idle system into ./counts_per_sec, and exit" },
+	{ 'd', OPTION_COUNT, FIELD(debug), .help = "debug: how each soaker was scheduled" },
+	OPTIONS_ROW_HELP,
+	{ 'H', OPTION_REST, "command", .help = "hold the host's meter while command runs" },
+	{ 'J', OPTION_FLAG, FIELD(json), .help = "each sample as one JSON object" },
+	{ 'k', OPTION_FLAG, FIELD(kernel), .help = "the kernel's view of each period too" },
+	{ 'm', OPTION_NUMBER, "msecs", FIELD(period_ms), .value = OPTION_PERIOD_MS,
+	  .either = 'p', .help = "the period in milliseconds" },
+	{ 'N', OPTION_NUMBER, "cpus", FIELD(n_cpus), .value = OPTION_SOAK_CPUS, .either = 'U',
+	  .help = "soak this many CPUs (default all)" },
+	{ 'p', OPTION_CALL, "secs", .parse = parse_period_secs, .either = 'm',
+	  .help = "the period in seconds (default 1)" },
+	{ 'U', OPTION_CPUS, "cpus", FIELD(set), .either = 'N',
+	  .help = "soak these CPUs alone (1,3 or 2-5): the load is their share" },
+	{ '1', OPTION_FLAG, FIELD(one_shot), .help = "one sample, the load alone, and exit" },
+	{ 0 }
+};
+
+/* "+": the options end at -H's command, whose own options are its business. */
+static const struct option_table table = {
+	.about = "Measures the whole system's CPU load by subtraction; see cyclesoak(1).",
+	.rows = rows,
+	.forms = "cyclesoak -H command [arg...]",
+	.stop_at_operand = 1,
+};
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
-	int c, have_p = 0, have_m = 0;
+	char given[32];
+	int first;
 
 	*s = (struct settings){ .period_ms = 1000 };
-	opt_init(usage, options, argc, argv);
-	int hold = 0;
-
-	while ((c = getopt(argc, argv, "+:BCdhHJk1N:p:m:U:")) != -1) {
-		switch (c) {
-		case 'B':
-			s->per_cpu = 1;
-			break;
-		case 'C':
-			s->calibrate = 1;
-			break;
-		case 'd':
-			s->debug++;
-			break;
-		case 'h':
-			opt_help();
-		case 'H':
-			hold = 1;
-			break;
-		case 'J':
-			s->json = 1;
-			break;
-		case 'k':
-			s->kernel = 1;
-			break;
-		case '1':
-			s->one_shot = 1;
-			break;
-		case 'N':
-			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
-			break;
-		case 'U':
-			options_cpu_list(c, optarg, &s->set);
-			break;
-		case 'p':
-			have_p = 1;
-			s->period_ms = opt_long(c, optarg, 1, 3600) * 1000;
-			break;
-		case 'm':
-			have_m = 1;
-			s->period_ms = options_value(OPTION_PERIOD_MS, c, optarg);
-			break;
-		default:
-			opt_fail_getopt(c, optopt);
-		}
-	}
+	first = options_parse(&table, s, argc, argv, given, sizeof(given));
 	if (s->json && s->calibrate)
 		opt_failx("-J is for load samples: -C writes ./counts_per_sec and prints text");
 	if (s->calibrate && (s->per_cpu || s->kernel || s->one_shot))
@@ -117,21 +92,20 @@ static void parse_options(int argc, char **argv, struct settings *s)
 			  s->per_cpu ? 'B' : s->kernel ? 'k' : '1');
 	if (s->one_shot && s->per_cpu && !s->json)
 		opt_failx("-B is for the load lines: -1 prints the load alone (-J has each CPU's share)");
-	if (have_p && have_m)
+	if (strchr(given, 'p') && strchr(given, 'm'))
 		opt_failx("-p and -m both set the period: give one of them");
 	if (s->n_cpus && s->set.n)
 		opt_failx("-N and -U both choose the CPUs to soak: give one of them");
-	if (hold) {
-		if (s->per_cpu || s->calibrate || s->debug || s->json || s->kernel || s->one_shot ||
-		    s->n_cpus || s->set.n || have_p || have_m)
+	if (strchr(given, 'H')) {
+		if (strlen(given) > 1)
 			opt_failx("-H takes no other option: cyclesoak -H command [arg...]");
-		if (optind == argc)
+		if (first == argc)
 			opt_failx("-H needs a command to run holding the host's meter");
-		s->hold = argv + optind;
+		s->hold = argv + first;
 		return;
 	}
-	if (optind < argc)
-		opt_failx("unexpected argument '%s'", argv[optind]);
+	if (first < argc)
+		opt_failx("unexpected argument '%s'", argv[first]);
 }
 
 static void on_stop_signal(int sig)

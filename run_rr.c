@@ -11,13 +11,33 @@
 #include <unistd.h>
 
 #include "lib/opt.h"
+#include "lib/options.h"
 
-static const char usage[] = "usage: run_rr [-h] [-p priority] [command [arg...]]\n";
+struct settings {
+	int priority;
+};
 
-static const char options[] =
-	"Runs command (or a shell) under SCHED_RR; see run_rr(1).\n"
-	"  -h          this help (also --help)\n"
-	"  -p priority the SCHED_RR priority, 1 to 99 (default 99)\n";
+/* -p: a priority SCHED_RR has. */
+static void parse_priority(void *settings, int letter, const char *arg)
+{
+	((struct settings *)settings)->priority =
+		opt_long(letter, arg, sched_get_priority_min(SCHED_RR), sched_get_priority_max(SCHED_RR));
+}
+
+static const struct option_row rows[] = {
+	OPTIONS_ROW_HELP,
+	{ 'p', OPTION_CALL, "priority", .parse = parse_priority,
+	  .help = "the SCHED_RR priority, 1 to 99 (default 99)" },
+	{ 0 }
+};
+
+/* "+": options end at the command, whose own options are its business. */
+static const struct option_table table = {
+	.about = "Runs command (or a shell) under SCHED_RR; see run_rr(1).",
+	.rows = rows,
+	.operands = "[command [arg...]]",
+	.stop_at_operand = 1,
+};
 
 /*
  * Installed set-user-ID root, run_rr must not hand out root: once the policy
@@ -38,33 +58,23 @@ static void drop_privileges(void)
 
 int main(int argc, char **argv)
 {
-	int max = sched_get_priority_max(SCHED_RR), min = sched_get_priority_min(SCHED_RR);
-	struct sched_param sp = { .sched_priority = max };
+	struct settings s = { .priority = sched_get_priority_max(SCHED_RR) };
+	struct sched_param sp;
 	char *shell_argv[] = { NULL, "-i", NULL };
 	char **cmd;
-	int c, exec_errno;
+	char given[8];
+	int first, exec_errno;
 
-	/* "+": options end at the command, whose own options are its business. */
-	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, "+:hp:")) != -1) {
-		switch (c) {
-		case 'h':
-			opt_help();
-		case 'p':
-			sp.sched_priority = opt_long(c, optarg, min, max);
-			break;
-		default:
-			opt_fail_getopt(c, optopt);
-		}
-	}
+	first = options_parse(&table, &s, argc, argv, given, sizeof(given));
+	sp = (struct sched_param){ .sched_priority = s.priority };
 	if (sched_setscheduler(0, SCHED_RR, &sp) < 0) {
 		if (errno == EPERM)
 			errx(1, "SCHED_RR needs root or CAP_SYS_NICE: %s", strerror(errno));
 		err(1, "sched_setscheduler SCHED_RR %d", sp.sched_priority);
 	}
 	drop_privileges();
-	cmd = argv + optind;
-	if (optind == argc) {
+	cmd = argv + first;
+	if (first == argc) {
 		shell_argv[0] = getenv("SHELL") && *getenv("SHELL") ? getenv("SHELL") : "/bin/sh";
 		cmd = shell_argv;
 	}

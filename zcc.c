@@ -34,12 +34,6 @@
 #define DEFAULT_CLOSE_WAIT_SECS 60
 
 /*
- * -R: the least rate a stream may be paced at. Below it a send can wait for
- * room in the socket buffer long enough to look like a stalled receiver (-W).
- */
-#define MIN_STREAM_RATE 1024
-
-/*
  * -u: the datagrams' payload by default, the largest that fits an Ethernet
  * frame of 1500 bytes over IPv4 (less 20 for IP, 8 for UDP); over IPv6 (40
  * for IP), 1452, taken when the server's first address is IPv6.
@@ -55,58 +49,6 @@
 
 /* -t: at most a day. */
 #define MAX_TIME_MS (86400L * 1000)
-
-static const char usage[] =
-	"usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]\n"
-	"           [-i rcvbuf] [-o sndbuf] [-K cc] [-l bytes] [-M mss] [-n loops] [-N cpus]\n"
-	"           [-p port] [-P streams] [-m mode[,mode...]] [-q depth] [-R rate] [-t secs]\n"
-	"           [-T msecs] [-U cpus] [-W secs] [-X name=value,value...] -s server file...\n";
-
-static const char options[] =
-	"Sends the files to zcs -n times and prints what it sent; see zcc(1).\n"
-	OPTIONS_HELP_SLOT
-	"  -b bufsize  the chunk a mode sends at a time (default 1m; k, m, g: x1024)\n"
-	"  -B cpu      pin zcc to this CPU; with -P, a list, stream i on the i-th\n"
-	"  -c          measure the host's CPU load (cyclesoak's soakers) during the run\n"
-	OPTIONS_HELP_CALIBRATE
-	"  -d          debug on stderr; twice, each file as it goes\n"
-	"  -D          TCP_NODELAY: Nagle's algorithm off\n"
-	"  -E          the opening exchange: 4 bytes each way before the stream\n"
-	"  -f unit     the summary's rate in k, m, g, t (bits a second, x1000) or\n"
-	"              K (kbytes/sec, the default), M, G (bytes a second, x1024)\n"
-	OPTIONS_HELP_HELP
-	OPTIONS_HELP_RCVBUF
-	"  -I          TCP_INFO's line after the summary: retransmissions, RTT,\n"
-	"              window, and what limited the sending (-J has it always)\n"
-	"  -J          the summary as one JSON object\n"
-	"  -k          TCP_CORK\n"
-	"  -K cc       TCP_CONGESTION: this congestion control, not the host's default\n"
-	"  -l bytes    with -u, each datagram's size (default 1472)\n"
-	"  -m mode     how to send (zcc -m '?' lists them; default sendfile);\n"
-	"              a list takes turns in one stream (-m write,sendfile)\n"
-	"  -M mss      TCP_MAXSEG, set before connecting\n"
-	"  -n loops    send the file set this many times (default 1)\n"
-	OPTIONS_HELP_SOAK_CPUS
-	OPTIONS_HELP_SNDBUF
-	"  -p port     zcs's port (default 2222)\n"
-	"  -Q          TCP_QUICKACK as the connection starts\n"
-	"  -P streams  this many streams at once (default 1)\n"
-	"  -q depth    the chunks in flight in %s\n"
-	"  -R rate     pace at this many bytes a second (k, m, g: x1024), or bits\n"
-	"              with their unit (500mbit, 2.5gbit: bit, kbit, mbit, gbit, tbit)\n"
-	"  -s server   zcs's host or address\n"
-	"  -S          read() + send(): -m send\n"
-	"  -t secs     send the file set round and round for this long, the last\n"
-	"              file whole (0.5, 10), instead of -n times\n"
-	"  -T msecs    with -c, the tare before the transfer; with -C, each period\n"
-	"              (default 1000)\n"
-	"  -u          UDP datagrams to zcs -u\n"
-	OPTIONS_HELP_SOAK_SET
-	"  -w          with -S, write() instead of send(): -m write\n"
-	"  -W secs     the longest wait for zcs (default 60)\n"
-	"  -X n=v,v... one mode in turns over a setting's values, an arm each:\n"
-	"              b, sndbuf, nodelay, cork or pacing (-X b=64k,1m); as root, a\n"
-	"              sysctl by its full name (-X net.ipv4.tcp_autocorking=0,1)\n";
 
 /*
  * A sysctl's full name for a setting given by its last part alone: net.ipv4's
@@ -204,17 +146,6 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 	arms_buffers(s, given, "-m", list, NULL);
 }
 
-/* -X's settings: the name, its knob, and the option it stands in for. */
-static const struct {
-	const char *name;
-	enum knob_kind knob;
-	char option;
-} knobs[] = {
-	{ "b", KNOB_CHUNK, 'b' },	  { "sndbuf", KNOB_SNDBUF, 'o' },
-	{ "nodelay", KNOB_NODELAY, 'D' }, { "cork", KNOB_CORK, 'k' },
-	{ "pacing", KNOB_PACING, 'R' },
-};
-
 /*
  * -X NAME=V1,V2,...: one mode's arms, one for each value of the setting, in
  * one TCP stream; each arm named NAME=V as given ("#N" after a value given
@@ -222,11 +153,11 @@ static const struct {
  */
 static void parse_knob(struct settings *s, const char *given)
 {
-	char buf[256], *rest, *tok, *eq;
+	char buf[256], why[160], *rest, *tok, *eq;
 	const char *name;
+	const struct knob *knob;
 	struct knob_arms *k = &s->knob;
 	unsigned times[TURNS_MAX_ARMS];
-	size_t i;
 
 	if (!s->knob_arg)
 		return;
@@ -242,67 +173,56 @@ static void parse_knob(struct settings *s, const char *given)
 				  "is one line of text", (unsigned char)*c);
 	strcpy(buf, s->knob_arg);
 	eq = strchr(buf, '=');
-	if (!eq)
-		opt_fail('X', s->knob_arg, "not NAME=V1,V2,... (b, sndbuf, nodelay, cork or pacing)");
-	*eq = '\0';
-	/*
-	 * A sysctl, by its name with dots: its values are written as given, its
-	 * arms named for its last part.
-	 */
-	if (strchr(buf, '.')) {
-		k->knob = KNOB_SYSCTL;
-		strcpy(s->knob_name, buf);
-		name = strrchr(buf, '.') + 1;
-	} else {
-		if (strcmp(buf, "mss") == 0 || strcmp(buf, "rcvbuf") == 0)
-			opt_failx("-X %s: %s is set before connecting, and a slot cannot change it "
-				  "mid-stream", s->knob_arg,
-				  strcmp(buf, "mss") == 0 ? "TCP_MAXSEG (-M)" : "SO_RCVBUF (-i)");
-		for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && strcmp(knobs[i].name, buf) != 0; i++)
-			;
-		if (i == sizeof(knobs) / sizeof(knobs[0]))
-			opt_failx("-X %s: no setting '%s' (b, sndbuf, nodelay, cork or pacing; as root, "
-				  "a sysctl by its full name, as %s)", s->knob_arg, buf, sysctl_named(buf));
-		if (strchr(given, knobs[i].option))
-			opt_failx("-X %s: -%c sets the same, for every arm: give one of them",
-				  s->knob_arg, knobs[i].option);
-		k->knob = knobs[i].knob;
-		name = knobs[i].name;
-		if (k->knob == KNOB_CHUNK && !s->mode->chunked)
-			opt_failx("-X %s: mode %s has no chunk to change (-b is for the modes that send "
-				  "a chunk at a time)", s->knob_arg, s->mode->name);
-		if (k->knob == KNOB_CORK && s->mode->counts_copies)
-			opt_failx("-X %s conflicts with -m %s: TCP_CORK holds each chunk's last partial "
-				  "segment for up to 200 ms, and the buffer under it until then",
-				  s->knob_arg, s->mode->name);
+	if (!eq) {
+		snprintf(why, sizeof(why), "not NAME=V1,V2,... (%s)", knob_names());
+		opt_fail('X', s->knob_arg, why);
 	}
+	*eq = '\0';
+	if (strcmp(buf, "mss") == 0 || strcmp(buf, "rcvbuf") == 0)
+		opt_failx("-X %s: %s is set before connecting, and a slot cannot change it "
+			  "mid-stream", s->knob_arg,
+			  strcmp(buf, "mss") == 0 ? "TCP_MAXSEG (-M)" : "SO_RCVBUF (-i)");
+	knob = k->knob = knob_find(buf);
+	if (!knob)
+		opt_failx("-X %s: no setting '%s' (%s; as root, a sysctl by its full name, as %s)",
+			  s->knob_arg, buf, knob_names(), sysctl_named(buf));
+	/* A sysctl's arms are named for its last part. */
+	name = knob->name ? knob->name : strrchr(buf, '.') + 1;
+	if (!knob->name)
+		strcpy(s->knob_name, buf);
+	if (knob->option && strchr(given, knob->option))
+		opt_failx("-X %s: -%c sets the same, for every arm: give one of them", s->knob_arg,
+			  knob->option);
+	if (knob->chunk && !s->mode->chunked)
+		opt_failx("-X %s: mode %s has no chunk to change (-b is for the modes that send "
+			  "a chunk at a time)", s->knob_arg, s->mode->name);
+	if (knob->not_with_copies && s->mode->counts_copies)
+		opt_failx("-X %s conflicts with -m %s: %s", s->knob_arg, s->mode->name,
+			  knob->not_with_copies);
 	rest = eq + 1;
 	while ((tok = strsep(&rest, ","))) {
 		if (*tok == '\0')
 			opt_fail('X', s->knob_arg, "an empty value in the list");
 		if (k->n == TURNS_MAX_ARMS)
 			opt_failx("-X %s: more than %d values", s->knob_arg, TURNS_MAX_ARMS);
-		switch (k->knob) {
-		case KNOB_SYSCTL:
+		switch (knob->values) {
+		case KNOB_TEXT:
 			if (strlen(tok) >= sizeof(k->text[0]))
 				opt_fail('X', s->knob_arg, "a value too long for a sysctl");
 			strcpy(k->text[k->n], tok);
 			break;
-		case KNOB_CHUNK:
-			k->value[k->n] = opt_size('X', tok, 1, 1L << 30);
+		case KNOB_SIZE:
+			k->value[k->n] = opt_size('X', tok, knob->min, knob->max);
 			break;
-		case KNOB_SNDBUF:
-			k->value[k->n] = opt_size('X', tok, 1, INT_MAX / 2);
+		case KNOB_RATE:
+			k->value[k->n] = opt_rate('X', tok, knob->min, knob->max);
 			break;
-		case KNOB_PACING:
-			k->value[k->n] = opt_rate('X', tok, MIN_STREAM_RATE, LONG_MAX);
-			break;
-		default:
-			k->value[k->n] = opt_long('X', tok, 0, 1);
+		case KNOB_SWITCH:
+			k->value[k->n] = opt_long('X', tok, knob->min, knob->max);
 			break;
 		}
 		/* A setting's short name leaves its value more of the label than a sysctl's long one. */
-		if (k->knob == KNOB_SYSCTL)
+		if (!knob->name)
 			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.24s=%.12s", name, tok);
 		else
 			snprintf(k->label[k->n], sizeof(k->label[k->n]), "%.8s=%.28s", name, tok);
@@ -326,7 +246,7 @@ static void parse_knob(struct settings *s, const char *given)
 		s->queued_arms += s->mode->queued;
 	}
 	s->n_arms = k->n;
-	arms_buffers(s, given, "-X", s->knob_arg, k->knob == KNOB_CHUNK ? k->value : NULL);
+	arms_buffers(s, given, "-X", s->knob_arg, knob->chunk ? k->value : NULL);
 }
 
 /*
@@ -370,27 +290,6 @@ static void check_datagram_options(struct settings *s, const char *given)
 		s->rate.bytes_per_sec = DEFAULT_DGRAM_RATE;
 	if (!strchr(given, 'l') && s->server && net_first_family(s->server, 1) == AF_INET6)
 		s->dgram_bytes = DEFAULT_DGRAM_BYTES_IPV6;
-}
-
-/* -B: one CPU, or a comma-separated list of them for -P's streams. */
-static void parse_cpu_list(const char *arg, struct settings *s)
-{
-	char list[256], *rest = list, *tok;
-
-	if (*arg == '\0')
-		opt_fail('B', arg, opt_status_text(OPT_EMPTY));
-	if (strlen(arg) >= sizeof(list))
-		opt_fail('B', arg, "too long a list");
-	strcpy(list, arg);
-	s->n_cpu_list = 0;
-	while ((tok = strsep(&rest, ","))) {
-		if (*tok == '\0')
-			opt_fail('B', arg, "an empty item in the list");
-		if (s->n_cpu_list == MAX_STREAMS)
-			opt_failx("-B: more than %d CPUs", MAX_STREAMS);
-		s->cpu_list[s->n_cpu_list++] = options_value(OPTION_CPU, 'B', tok);
-	}
-	s->cpu = s->cpu_list[0];
 }
 
 /*
@@ -521,138 +420,150 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	s->n_paths = argc - optind;
 }
 
+/* -B: one CPU, or a comma-separated list of them for -P's streams. */
+static void parse_cpu_list(void *settings, int letter, const char *arg)
+{
+	struct settings *s = settings;
+	char list[256], *rest = list, *tok;
+
+	if (*arg == '\0')
+		opt_fail(letter, arg, opt_status_text(OPT_EMPTY));
+	if (strlen(arg) >= sizeof(list))
+		opt_fail(letter, arg, "too long a list");
+	strcpy(list, arg);
+	s->n_cpu_list = 0;
+	while ((tok = strsep(&rest, ","))) {
+		if (*tok == '\0')
+			opt_fail(letter, arg, "an empty item in the list");
+		if (s->n_cpu_list == MAX_STREAMS)
+			opt_failx("-B: more than %d CPUs", MAX_STREAMS);
+		s->cpu_list[s->n_cpu_list++] = options_value(OPTION_CPU, letter, tok);
+	}
+	s->cpu = s->cpu_list[0];
+}
+
+/* -K: a congestion control, by a name the kernel could have. */
+static void parse_congestion(void *settings, int letter, const char *arg)
+{
+	if (!*arg || strlen(arg) >= NET_CONGESTION_MAX)
+		opt_fail(letter, arg, "not a congestion control's name (bbr, cubic)");
+	((struct settings *)settings)->sockopts.congestion = arg;
+}
+
+/* -R: the whole transfer's pace, and the unit it was given in. */
+static void parse_rate(void *settings, int letter, const char *arg)
+{
+	((struct settings *)settings)->rate =
+		(struct rate){ .bytes_per_sec = opt_rate(letter, arg, MIN_STREAM_RATE, LONG_MAX),
+			       .asked = 1, .unit = opt_rate_bits_letter(arg) };
+}
+
+/* -q's help names the queued modes, from the table of modes. */
+static const char *depth_help(void)
+{
+	static char help[256];
+
+	snprintf(help, sizeof(help), "the chunks in flight in %s", tx_mode_names(0, 1));
+	return help;
+}
+
+/* -X's help names the settings, from the table of settings. */
+static const char *knob_help(void)
+{
+	static char help[512];
+
+	snprintf(help, sizeof(help),
+		 "one mode in turns over a setting's values, an arm each:\n"
+		 "%s (-X b=64k,1m); as root, a\n"
+		 "sysctl by its full name (-X net.ipv4.tcp_autocorking=0,1)", knob_names());
+	return help;
+}
+
+#define FIELD(member) OPTION_FIELD(struct settings, member)
+
+static const struct option_row rows[] = {
+	OPTIONS_ROW_SLOT(struct settings),
+	{ 'b', OPTION_NUMBER, "bufsize", FIELD(bufsize), .value = OPTION_CHUNK,
+	  .help = "the chunk a mode sends at a time (default 1m; k, m, g: x1024)" },
+	{ 'B', OPTION_CALL, "cpu", .synopsis_arg = "cpu[,cpu...]", .parse = parse_cpu_list,
+	  .help = "pin zcc to this CPU; with -P, a list, stream i on the i-th" },
+	{ 'c', OPTION_FLAG, FIELD(measure_cpu),
+	  .help = "measure the host's CPU load (cyclesoak's soakers) during the run" },
+	OPTIONS_ROW_CALIBRATE(struct settings),
+	{ 'd', OPTION_COUNT, FIELD(debug), .help = "debug on stderr; twice, each file as it goes" },
+	{ 'D', OPTION_FLAG, FIELD(sockopts.nodelay), .help = "TCP_NODELAY: Nagle's algorithm off" },
+	{ 'E', OPTION_FLAG, FIELD(exchange),
+	  .help = "the opening exchange: 4 bytes each way before the stream" },
+	{ 'f', OPTION_UNIT, "unit", FIELD(unit),
+	  .help = "the summary's rate in k, m, g, t (bits a second, x1000) or\n"
+		  "K (kbytes/sec, the default), M, G (bytes a second, x1024)" },
+	OPTIONS_ROW_HELP,
+	OPTIONS_ROW_RCVBUF(struct settings),
+	{ 'I', OPTION_FLAG, FIELD(tcp_line),
+	  .help = "TCP_INFO's line after the summary: retransmissions, RTT,\n"
+		  "window, and what limited the sending (-J has it always)" },
+	{ 'J', OPTION_FLAG, FIELD(json), .help = "the summary as one JSON object" },
+	{ 'k', OPTION_FLAG, FIELD(cork), .help = "TCP_CORK" },
+	{ 'K', OPTION_CALL, "cc", .parse = parse_congestion,
+	  .help = "TCP_CONGESTION: this congestion control, not the host's default" },
+	{ 'l', OPTION_NUMBER, "bytes", FIELD(dgram_bytes), .min = DGRAM_HEADER_BYTES + 1,
+	  .max = DGRAM_MAX_BYTES,
+	  .help = "with -u, each datagram's size (default " OPTIONS_STR(DEFAULT_DGRAM_BYTES) ")" },
+	{ 'm', OPTION_TEXT, "mode", FIELD(mode_arg), .synopsis_arg = "mode[,mode...]",
+	  .help = "how to send (zcc -m '?' lists them; default sendfile);\n"
+		  "a list takes turns in one stream (-m write,sendfile)" },
+	{ 'M', OPTION_NUMBER, "mss", FIELD(sockopts.mss), .min = NET_MIN_MSS, .max = NET_MAX_MSS,
+	  .help = "TCP_MAXSEG, set before connecting" },
+	{ 'n', OPTION_NUMBER, "loops", FIELD(loops), .min = 1, .max = UINT32_MAX,
+	  .help = "send the file set this many times (default 1)" },
+	OPTIONS_ROW_SOAK_CPUS(struct settings),
+	OPTIONS_ROW_SNDBUF(struct settings),
+	{ 'p', OPTION_NUMBER, "port", FIELD(port), .value = OPTION_PORT,
+	  .help = "zcs's port (default " OPTIONS_STR(NET_DEFAULT_PORT) ")" },
+	{ 'Q', OPTION_FLAG, FIELD(sockopts.quickack), .help = "TCP_QUICKACK as the connection starts" },
+	{ 'P', OPTION_NUMBER, "streams", FIELD(streams), .min = 1, .max = MAX_STREAMS,
+	  .help = "this many streams at once (default 1)" },
+	{ 'q', OPTION_NUMBER, "depth", FIELD(depth), .min = 1, .max = TX_MAX_DEPTH,
+	  .help_of = depth_help },
+	{ 'R', OPTION_CALL, "rate", .parse = parse_rate,
+	  .help = "pace at this many bytes a second (k, m, g: x1024), or bits\n"
+		  "with their unit (500mbit, 2.5gbit: bit, kbit, mbit, gbit, tbit)" },
+	{ 's', OPTION_NAME, "server", FIELD(server), .required = 1, .help = "zcs's host or address" },
+	{ 'S', OPTION_NOTED, .help = "read() + send(): -m send" },
+	{ 't', OPTION_SECS, "secs", FIELD(time_ms), .min = 1, .max = MAX_TIME_MS,
+	  .help = "send the file set round and round for this long, the last\n"
+		  "file whole (0.5, 10), instead of -n times" },
+	{ 'T', OPTION_TEXT, "msecs", FIELD(tare_arg),
+	  .help = "with -c, the tare before the transfer; with -C, each period\n(default 1000)" },
+	{ 'u', OPTION_FLAG, FIELD(datagram), .help = "UDP datagrams to zcs -u" },
+	OPTIONS_ROW_SOAK_SET(struct settings),
+	{ 'w', OPTION_NOTED, .help = "with -S, write() instead of send(): -m write" },
+	{ 'W', OPTION_NUMBER, "secs", FIELD(close_wait_secs), .min = 1, .max = 3600,
+	  .help = "the longest wait for zcs (default " OPTIONS_STR(DEFAULT_CLOSE_WAIT_SECS) ")" },
+	{ 'X', OPTION_TEXT, "n=v,v...", FIELD(knob_arg), .synopsis_arg = "name=value,value...",
+	  .help_of = knob_help },
+	{ 0 }
+};
+
+static const struct option_table table = {
+	.about = "Sends the files to zcs -n times and prints what it sent; see zcc(1).",
+	.rows = rows,
+	.operands = "file...",
+};
+
 static void parse_options(int argc, char **argv, struct settings *s)
 {
-	const char *mode_arg = NULL, *tare_arg = NULL;
-	char given[64] = "";
-	int c;
+	char given[64];
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .loops = 1,
 				.port = NET_DEFAULT_PORT, .tare_ms = METER_DEFAULT_TARE_MS,
 				.streams = 1, .close_wait_secs = DEFAULT_CLOSE_WAIT_SECS,
 				.dgram_bytes = DEFAULT_DGRAM_BYTES, .n_arms = 1, .unit = UNITS_DEFAULT,
 				.slot_ms = TURNS_DEFAULT_SLOT_MS };
-	/* The queued modes named from the table. */
-	static char help[sizeof(options) + 256];
-	snprintf(help, sizeof(help), options, tx_mode_names(0, 1));
-	opt_init(usage, help, argc, argv);
-	while ((c = getopt(argc, argv, ":A:b:B:cCdDEf:hi:IJkK:l:M:m:n:N:o:p:P:q:QR:s:St:T:uU:wW:X:")) != -1) {
-		opt_given(given, sizeof(given), c);
-		switch (c) {
-		case 'A':
-			s->slot_ms = options_value(OPTION_SLOT_MS, c, optarg);
-			break;
-		case 'b':
-			s->bufsize = options_value(OPTION_CHUNK, c, optarg);
-			break;
-		case 'B':
-			parse_cpu_list(optarg, s);
-			break;
-		case 'c':
-			s->measure_cpu = 1;
-			break;
-		case 'C':
-			s->calibrate_only = 1;
-			break;
-		case 'N':
-			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
-			break;
-		case 'U':
-			options_cpu_list(c, optarg, &s->soak_set);
-			break;
-		case 'd':
-			s->debug++;
-			break;
-		case 'f':
-			s->unit = units_option(c, optarg);
-			break;
-		case 'h':
-			opt_help();
-		case 'i':
-			s->sockopts.rcvbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
-			break;
-		case 'D':
-			s->sockopts.nodelay = 1;
-			break;
-		case 'E':
-			s->exchange = 1;
-			break;
-		case 'I':
-			s->tcp_line = 1;
-			break;
-		case 'Q':
-			s->sockopts.quickack = 1;
-			break;
-		case 'J':
-			s->json = 1;
-			break;
-		case 'k':
-			s->cork = 1;
-			break;
-		case 'l':
-			s->dgram_bytes = opt_long(c, optarg, DGRAM_HEADER_BYTES + 1, DGRAM_MAX_BYTES);
-			break;
-		case 'm':
-			mode_arg = optarg;
-			break;
-		case 'K':
-			if (!*optarg || strlen(optarg) >= NET_CONGESTION_MAX)
-				opt_fail(c, optarg, "not a congestion control's name (bbr, cubic)");
-			s->sockopts.congestion = optarg;
-			break;
-		case 'M':
-			s->sockopts.mss = opt_long(c, optarg, NET_MIN_MSS, NET_MAX_MSS);
-			break;
-		case 'n':
-			s->loops = opt_long(c, optarg, 1, UINT32_MAX);
-			break;
-		case 'o':
-			s->sockopts.sndbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
-			break;
-		case 'p':
-			s->port = options_value(OPTION_PORT, c, optarg);
-			break;
-		case 'P':
-			s->streams = opt_long(c, optarg, 1, MAX_STREAMS);
-			break;
-		case 'q':
-			s->depth = opt_long(c, optarg, 1, TX_MAX_DEPTH);
-			break;
-		case 'R':
-			s->rate = (struct rate){ .bytes_per_sec = opt_rate(c, optarg, MIN_STREAM_RATE, LONG_MAX),
-						 .asked = 1, .unit = opt_rate_bits_letter(optarg) };
-			break;
-		case 's':
-			if (*optarg == '\0')
-				opt_fail(c, optarg, opt_status_text(OPT_EMPTY));
-			s->server = optarg;
-			break;
-		case 'u':
-			s->datagram = 1;
-			break;
-		case 'S':
-		case 'w':
-			/* In given: check_options() sets the mode from them. */
-			break;
-		case 't':
-			s->time_ms = opt_secs(c, optarg, 1, MAX_TIME_MS);
-			break;
-		case 'T':
-			tare_arg = optarg;	/* read once -C is known */
-			break;
-		case 'W':
-			s->close_wait_secs = opt_long(c, optarg, 1, 3600);
-			break;
-		case 'X':
-			s->knob_arg = optarg;
-			break;
-		default:
-			opt_fail_getopt(c, optopt);
-		}
-	}
-	if (tare_arg)
-		s->tare_ms = meter_option_T(tare_arg, s->calibrate_only, OPTION_TARE_MS);
-	check_options(s, given, mode_arg, argc, argv);
+	options_parse(&table, s, argc, argv, given, sizeof(given));
+	if (s->tare_arg)
+		s->tare_ms = meter_option_T(s->tare_arg, s->calibrate_only, OPTION_TARE_MS);
+	check_options(s, given, s->mode_arg, argc, argv);
 }
 
 /*
@@ -771,7 +682,7 @@ int main(int argc, char **argv)
 		debug_files(&s, files, n_files);
 	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */
 	if (s.streams == 1) {
-		if (s.knob.knob == KNOB_SYSCTL)
+		if (s.knob.knob && !s.knob.knob->name)
 			open_sysctl(&s);
 		stream_setup(&turns, &s);
 		stop_signals_count(&turns.current);

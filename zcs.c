@@ -42,41 +42,60 @@
 /* -W: a connection that sends nothing for this long ends, its summary says so. */
 #define DEFAULT_IDLE_SECS 60
 
-static const char usage[] =
-	"usage: zcs [-cCdDhIJQu] [-a addr] [-A msecs] [-b bufsize] [-B cpu] [-f unit] [-i rcvbuf]\n"
-	"           [-l lowat] [-m mode[,mode...]] [-L conns] [-N cpus] [-o sndbuf] [-p port]\n"
-	"           [-t secs] [-T msecs] [-U cpus] [-W secs]\n";
+#define FIELD(member) OPTION_FIELD(struct settings, member)
 
-static const char options[] =
-	"Receives zcc's streams (or -u datagrams), says what came, discards it; see zcs(1).\n"
-	"  -a addr     listen on this address only (default every IPv4 and IPv6 one)\n"
-	OPTIONS_HELP_SLOT
-	"  -b bufsize  receive this many bytes at a time (default 1m; k, m, g: x1024)\n"
-	"  -B cpu      pin zcs and its connections to this CPU\n"
-	"  -c          measure the host's CPU load, connection by connection\n"
-	OPTIONS_HELP_CALIBRATE
-	"  -d          debug on stderr\n"
-	"  -D          TCP_NODELAY on each connection: Nagle's algorithm off\n"
-	"  -f unit     the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n"
-	"              the default), M, G (bytes a second, x1024)\n"
-	OPTIONS_HELP_HELP
-	OPTIONS_HELP_RCVBUF
-	"  -I          TCP_INFO's line after each connection's summary (-J has it always)\n"
-	"  -J          each summary as one JSON object\n"
-	"  -l lowat    SO_RCVLOWAT on each connection\n"
-	"  -L conns    serve at most this many connections at once (default 64)\n"
-	"  -m mode     how to receive (zcs -m '?' lists them; default read); two or more,\n"
-	"              comma-separated, take turns on each connection\n"
-	OPTIONS_HELP_SOAK_CPUS
-	OPTIONS_HELP_SNDBUF
-	"  -p port     the port (default 2222)\n"
-	"  -Q          TCP_QUICKACK after every read: each segment ACKed at once\n"
-	"  -t secs     print the throughput every this many seconds (default 5)\n"
-	"  -T msecs    with -c, each connection's tare; with -C, each period\n"
-	"              (default 1000)\n"
-	"  -u          receive UDP datagrams from zcc -u\n"
-	OPTIONS_HELP_SOAK_SET
-	"  -W secs     end a connection that sends nothing this long (default 60)\n";
+static const struct option_row rows[] = {
+	{ 'a', OPTION_NAME, "addr", FIELD(addr),
+	  .help = "listen on this address only (default every IPv4 and IPv6 one)" },
+	OPTIONS_ROW_SLOT(struct settings),
+	{ 'b', OPTION_NUMBER, "bufsize", FIELD(bufsize), .value = OPTION_CHUNK,
+	  .help = "receive this many bytes at a time (default 1m; k, m, g: x1024)" },
+	{ 'B', OPTION_NUMBER, "cpu", FIELD(cpu), .value = OPTION_CPU,
+	  .help = "pin zcs and its connections to this CPU" },
+	{ 'c', OPTION_FLAG, FIELD(measure_cpu),
+	  .help = "measure the host's CPU load, connection by connection" },
+	OPTIONS_ROW_CALIBRATE(struct settings),
+	{ 'd', OPTION_COUNT, FIELD(debug), .help = "debug on stderr" },
+	{ 'D', OPTION_FLAG, FIELD(sockopts.nodelay),
+	  .help = "TCP_NODELAY on each connection: Nagle's algorithm off" },
+	{ 'f', OPTION_UNIT, "unit", FIELD(unit),
+	  .help = "the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n"
+		  "the default), M, G (bytes a second, x1024)" },
+	OPTIONS_ROW_HELP,
+	OPTIONS_ROW_RCVBUF(struct settings),
+	{ 'I', OPTION_FLAG, FIELD(tcp_line),
+	  .help = "TCP_INFO's line after each connection's summary (-J has it always)" },
+	{ 'J', OPTION_FLAG, FIELD(json), .help = "each summary as one JSON object" },
+	{ 'l', OPTION_NUMBER, "lowat", FIELD(rcvlowat), .min = 1, .max = 1L << 30, .suffix = 1,
+	  .help = "SO_RCVLOWAT on each connection" },
+	{ 'L', OPTION_NUMBER, "conns", FIELD(max_conns), .min = 1, .max = 10000,
+	  .help = "serve at most this many connections at once (default "
+		  OPTIONS_STR(DEFAULT_MAX_CONNS) ")" },
+	{ 'm', OPTION_TEXT, "mode", FIELD(mode_arg), .synopsis_arg = "mode[,mode...]",
+	  .help = "how to receive (zcs -m '?' lists them; default read); two or more,\n"
+		  "comma-separated, take turns on each connection" },
+	OPTIONS_ROW_SOAK_CPUS(struct settings),
+	OPTIONS_ROW_SNDBUF(struct settings),
+	{ 'p', OPTION_NUMBER, "port", FIELD(port), .value = OPTION_PORT,
+	  .help = "the port (default " OPTIONS_STR(NET_DEFAULT_PORT) ")" },
+	{ 'Q', OPTION_FLAG, FIELD(sockopts.quickack),
+	  .help = "TCP_QUICKACK after every read: each segment ACKed at once" },
+	{ 't', OPTION_NUMBER, "secs", FIELD(report_secs), .min = 1, .max = 86400,
+	  .help = "print the throughput every this many seconds (default 5)" },
+	{ 'T', OPTION_TEXT, "msecs", FIELD(tare_arg),
+	  .help = "with -c, each connection's tare; with -C, each period\n(default 1000)" },
+	{ 'u', OPTION_FLAG, FIELD(datagram), .help = "receive UDP datagrams from zcc -u" },
+	OPTIONS_ROW_SOAK_SET(struct settings),
+	{ 'W', OPTION_NUMBER, "secs", FIELD(idle_secs), .min = 1, .max = 86400,
+	  .help = "end a connection that sends nothing this long (default "
+		  OPTIONS_STR(DEFAULT_IDLE_SECS) ")" },
+	{ 0 }
+};
+
+static const struct option_table table = {
+	.about = "Receives zcc's streams (or -u datagrams), says what came, discards it; see zcs(1).",
+	.rows = rows,
+};
 
 /* -m: the mode of that name, of TCP's or -u's; '?' lists them all, one a line. */
 static const struct recv_mode *find_mode(const char *name, int datagram)
@@ -152,104 +171,18 @@ static void check_options(struct settings *s, const char *given, const char *mod
 
 static void parse_options(int argc, char **argv, struct settings *s)
 {
-	const char *mode_arg = NULL, *tare_arg = NULL;
-	char given[64] = "";
-	int c;
+	char given[64];
 
 	*s = (struct settings){ .bufsize = NET_DEFAULT_BUFSIZE, .cpu = -1, .port = NET_DEFAULT_PORT,
 				.report_secs = 5, .rcvlowat = NET_DEFAULT_RCVLOWAT,
 				.tare_ms = METER_DEFAULT_TARE_MS,
 				.max_conns = DEFAULT_MAX_CONNS, .idle_secs = DEFAULT_IDLE_SECS,
 				.unit = UNITS_DEFAULT, .slot_ms = TURNS_DEFAULT_SLOT_MS };
-	opt_init(usage, options, argc, argv);
-	while ((c = getopt(argc, argv, ":a:A:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uU:W:")) != -1) {
-		opt_given(given, sizeof(given), c);
-		switch (c) {
-		case 'a':
-			if (*optarg == '\0')
-				opt_fail(c, optarg, opt_status_text(OPT_EMPTY));
-			s->addr = optarg;
-			break;
-		case 'A':
-			s->slot_ms = options_value(OPTION_SLOT_MS, c, optarg);
-			break;
-		case 'b':
-			s->bufsize = options_value(OPTION_CHUNK, c, optarg);
-			break;
-		case 'B':
-			s->cpu = options_value(OPTION_CPU, c, optarg);
-			break;
-		case 'c':
-			s->measure_cpu = 1;
-			break;
-		case 'C':
-			s->calibrate_only = 1;
-			break;
-		case 'd':
-			s->debug++;
-			break;
-		case 'f':
-			s->unit = units_option(c, optarg);
-			break;
-		case 'h':
-			opt_help();
-		case 'i':
-			s->sockopts.rcvbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
-			break;
-		case 'D':
-			s->sockopts.nodelay = 1;
-			break;
-		case 'I':
-			s->tcp_line = 1;
-			break;
-		case 'Q':
-			s->sockopts.quickack = 1;
-			break;
-		case 'J':
-			s->json = 1;
-			break;
-		case 'l':
-			s->rcvlowat = opt_size(c, optarg, 1, 1L << 30);
-			break;
-		case 'L':
-			s->max_conns = opt_long(c, optarg, 1, 10000);
-			break;
-		case 'm':
-			mode_arg = optarg;
-			break;
-		case 'N':
-			s->n_cpus = options_value(OPTION_SOAK_CPUS, c, optarg);
-			break;
-		case 'U':
-			options_cpu_list(c, optarg, &s->soak_set);
-			break;
-		case 'o':
-			s->sockopts.sndbuf_bytes = options_value(OPTION_SOCKBUF, c, optarg);
-			break;
-		case 'p':
-			s->port = options_value(OPTION_PORT, c, optarg);
-			break;
-		case 't':
-			s->report_secs = opt_long(c, optarg, 1, 86400);
-			break;
-		case 'T':
-			tare_arg = optarg;	/* read once -C is known */
-			break;
-		case 'u':
-			s->datagram = 1;
-			break;
-		case 'W':
-			s->idle_secs = opt_long(c, optarg, 1, 86400);
-			break;
-		default:
-			opt_fail_getopt(c, optopt);
-		}
-	}
-	if (optind < argc)
+	if (options_parse(&table, s, argc, argv, given, sizeof(given)) < argc)
 		opt_failx("unexpected argument '%s'", argv[optind]);
-	if (tare_arg)
-		s->tare_ms = meter_option_T(tare_arg, s->calibrate_only, OPTION_RING_TARE_MS);
-	check_options(s, given, mode_arg);
+	if (s->tare_arg)
+		s->tare_ms = meter_option_T(s->tare_arg, s->calibrate_only, OPTION_RING_TARE_MS);
+	check_options(s, given, s->mode_arg);
 }
 
 int main(int argc, char **argv)

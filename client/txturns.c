@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/net.h"
+#include "lib/opt.h"
 #include "lib/timing.h"
 #include "lib/units.h"
 #include "txturns.h"
@@ -40,7 +41,7 @@ void txturns_setup(struct txturns *turns, const struct send_mode *const *modes, 
 		/* -R: the socket is paced once, by the arm that connects it. */
 		if (i > 0)
 			own.rate = 0;
-		if (turns->knob.knob == KNOB_CHUNK)
+		if (turns->knob.knob && turns->knob.knob->chunk)
 			own.bufsize = turns->knob.value[i];
 		tx_sender_setup(&turns->arms[i], modes[i], &own);
 		turns->errqueue_arms += modes[i]->errqueue;
@@ -77,38 +78,80 @@ static void bound_the_queue(struct txturns *turns, uint64_t rate)
 			lowat);
 }
 
-/* -X's socket options that are an int, by knob. */
-static const struct {
-	int level, name;
-	const char *said;
-} knob_options[] = {
-	[KNOB_SNDBUF] = { SOL_SOCKET, SO_SNDBUF, "SO_SNDBUF" },
-	[KNOB_NODELAY] = { IPPROTO_TCP, TCP_NODELAY, "TCP_NODELAY" },
-	[KNOB_CORK] = { IPPROTO_TCP, TCP_CORK, "TCP_CORK" },
-};
-
-/* -X: the current arm's value of the setting, on the socket, as its slot begins. */
-static void set_knob(struct txturns *turns)
+/* -X: a socket option that is an int, as the row names it. */
+static void apply_sockopt(struct txturns *turns, const struct knob *k, unsigned arm)
 {
-	enum knob_kind k = turns->knob.knob;
-	uint64_t v = turns->knob.value[turns->sched.cur];
+	uint64_t v = turns->knob.value[arm];
 	int iv = v > INT_MAX ? INT_MAX : (int)v;
 
-	if (k == KNOB_NONE || k == KNOB_CHUNK)
+	if (setsockopt(turns->current->sock, k->level, k->optname, &iv, sizeof(iv)) < 0)
+		err(1, "-X %s: setsockopt %s", turns->knob.label[arm], k->said);
+}
+
+/* -X pacing: SO_MAX_PACING_RATE, and the queue held to a sixteenth of a slot at it, as -R's is. */
+static void apply_pacing(struct txturns *turns, const struct knob *k, unsigned arm)
+{
+	(void)k;
+	net_set_pacing(turns->current->sock, turns->knob.value[arm], 0);
+	bound_the_queue(turns, turns->knob.value[arm]);
+}
+
+/* -X net.ipv4.NAME: the sysctl, opened as root before the run (zcc.c), written. */
+static void apply_sysctl(struct txturns *turns, const struct knob *k, unsigned arm)
+{
+	(void)k;
+	if (sysctl_knob_set(turns->knob.sysctl, turns->knob.text[arm]) < 0)
+		err(1, "-X %s: writing %s", turns->knob.label[arm], turns->knob.sysctl->path);
+}
+
+/*
+ * -X's settings. A corked partial segment waits up to 200 ms, and a
+ * zero-copy send's buffer under it until then.
+ */
+static const struct knob knobs[] = {
+	{ "b", 'b', KNOB_SIZE, 1, 1L << 30, .chunk = 1 },
+	{ "sndbuf", 'o', KNOB_SIZE, 1, INT_MAX / 2, .apply = apply_sockopt, .level = SOL_SOCKET,
+	  .optname = SO_SNDBUF, .said = "SO_SNDBUF" },
+	{ "nodelay", 'D', KNOB_SWITCH, 0, 1, .apply = apply_sockopt, .level = IPPROTO_TCP,
+	  .optname = TCP_NODELAY, .said = "TCP_NODELAY" },
+	{ "cork", 'k', KNOB_SWITCH, 0, 1, .apply = apply_sockopt, .level = IPPROTO_TCP,
+	  .optname = TCP_CORK, .said = "TCP_CORK",
+	  .not_with_copies = "TCP_CORK holds each chunk's last partial segment for up to 200 ms, "
+			     "and the buffer under it until then" },
+	{ "pacing", 'R', KNOB_RATE, MIN_STREAM_RATE, LONG_MAX, .apply = apply_pacing },
+	{ NULL, 0, KNOB_TEXT, .apply = apply_sysctl },
+};
+
+#define N_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+const struct knob *knob_find(const char *name)
+{
+	for (size_t i = 0; i < N_KNOBS; i++)
+		if (knobs[i].name ? strcmp(knobs[i].name, name) == 0 : strchr(name, '.') != NULL)
+			return &knobs[i];
+	return NULL;
+}
+
+const char *knob_names(void)
+{
+	static char out[128];
+	const char *names[N_KNOBS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_KNOBS; i++)
+		if (knobs[i].name)
+			names[n++] = knobs[i].name;
+	return opt_join_names(out, sizeof(out), names, n);
+}
+
+/* -X: the current arm's value of the setting, as its slot begins. */
+static void set_knob(struct txturns *turns)
+{
+	const struct knob *k = turns->knob.knob;
+
+	if (!k || !k->apply)
 		return;
-	if (k == KNOB_SYSCTL) {
-		if (sysctl_knob_set(turns->knob.sysctl, turns->knob.text[turns->sched.cur]) < 0)
-			err(1, "-X %s: writing %s", turns->knob.label[turns->sched.cur],
-			    turns->knob.sysctl->path);
-	} else if (k == KNOB_PACING) {
-		net_set_pacing(turns->current->sock, v, 0);
-		/* The queue held to a sixteenth of a slot at this arm's rate, as -R's is. */
-		bound_the_queue(turns, v);
-	} else if (setsockopt(turns->current->sock, knob_options[k].level, knob_options[k].name,
-			      &iv, sizeof(iv)) < 0) {
-		err(1, "-X %s: setsockopt %s", turns->knob.label[turns->sched.cur],
-		    knob_options[k].said);
-	}
+	k->apply(turns, k, turns->sched.cur);
 	if (turns->debug)
 		fprintf(stderr, "zcc: -X %s set\n", turns->knob.label[turns->sched.cur]);
 }

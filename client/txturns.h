@@ -22,18 +22,48 @@
 #include "lib/turnswire.h"
 #include "tx/tx.h"
 
+struct txturns;
+
 /*
- * -X NAME=V1,V2,...: one mode, its arms the values of one setting. The
- * chunk (b) is each arm's own buffers; the socket options are set on the
- * one socket as each arm's slot begins: SO_SNDBUF, TCP_NODELAY, TCP_CORK
- * (uncorking sends what it held) and SO_MAX_PACING_RATE; and, as root, a
- * sysctl by its name (net.ipv4.tcp_autocorking), put back at the end.
+ * -R, -X pacing: the least rate a stream may be paced at. Below it a send can wait for
+ * room in the socket buffer long enough to look like a stalled receiver (-W).
  */
-enum knob_kind { KNOB_NONE, KNOB_CHUNK, KNOB_SNDBUF, KNOB_NODELAY, KNOB_CORK, KNOB_PACING,
-		 KNOB_SYSCTL };
+#define MIN_STREAM_RATE 1024
+
+/*
+ * -X NAME=V1,V2,...: one mode, its arms the values of one setting, a row of
+ * knobs[] (txturns.c) each: its name, the option that sets the same for
+ * every arm, how its values parse, and its apply function, run on the one
+ * socket as each arm's slot begins (none for the chunk, which is each arm's
+ * own buffers). The sysctl's row, named by a name with dots, writes it as
+ * root; it is put back at the end.
+ */
+enum knob_values {
+	KNOB_SIZE,	/* a size, k, m, g taken (opt_size) */
+	KNOB_RATE,	/* a rate, as -R takes it */
+	KNOB_SWITCH,	/* 0 or 1 */
+	KNOB_TEXT,	/* written as given */
+};
+
+struct knob {
+	const char *name;	/* -X's NAME; NULL: the sysctl's row */
+	char option;		/* the option that sets the same for every arm; 0 */
+	enum knob_values values;
+	long min, max;
+	int chunk;		/* each arm's chunk, its own buffers (needs a mode with a chunk) */
+	const char *not_with_copies;	/* why a mode that counts its copies cannot take it */
+	void (*apply)(struct txturns *turns, const struct knob *k, unsigned arm);
+	int level, optname;	/* a socket option's, where apply sets an int */
+	const char *said;	/* that option's name, for its error */
+};
+
+/* -X's setting of that name: a name with dots is the sysctl's row; NULL for no setting. */
+const struct knob *knob_find(const char *name);
+/* The settings by name, as a message lists them ("b, sndbuf, nodelay, cork or pacing"). */
+const char *knob_names(void);
 
 struct knob_arms {
-	enum knob_kind knob;
+	const struct knob *knob;	/* NULL: no -X */
 	unsigned n;
 	uint64_t value[TURNS_MAX_ARMS];
 	char text[TURNS_MAX_ARMS][64];	/* a sysctl's values, as written to it */
@@ -47,7 +77,7 @@ struct txturns {
 	struct sender arms[TURNS_MAX_ARMS];
 	struct sender *current;		/* the arm sending now; what a stop signal counts */
 	unsigned errqueue_arms;		/* arms that read the socket's error queue (MSG_ZEROCOPY) */
-	struct knob_arms knob;		/* -X: the setting the arms differ in; knob NONE without */
+	struct knob_arms knob;		/* -X: the setting the arms differ in; knob NULL without */
 	long slot_ms;
 	int debug;
 	struct meter *meter;		/* -c; NULL */

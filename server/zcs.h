@@ -46,6 +46,8 @@ struct settings {
 	long idle_secs;		/* -W */
 	int datagram;		/* -u */
 	int tcp_line;		/* -I: TCP_INFO's line after each summary */
+	const char *mode_arg;	/* -m as given, and -T: read once every option is */
+	const char *tare_arg;
 };
 
 /* One -t interval of a connection (or -u's sender), kept for -J. */

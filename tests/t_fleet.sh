@@ -51,6 +51,8 @@ root@10.0.0.1 root@10.0.0.2 10.0.0.2 -t 5
 root@10.0.0.1 root@10.0.0.2 10.0.0.2 -m write
 root@10.0.0.3 root@10.0.0.2 10.0.0.2 -p 5201
 root@10.0.0.3 root@10.0.0.4 10.0.0.4; rm -rf /
+root@10.0.0.5 root@10.0.0.2 10.0.0.2 -Dp5201
+root@10.0.0.6 root@10.0.0.7 10.0.0.7 -Dc
 EOF
 	"$ROOT/scripts/zc-fleet" "$T/plan" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc" 2 "exit code"
@@ -60,7 +62,9 @@ zc-fleet: $T/plan: line 6: zcc options: zcc: -m 'bogus': unknown mode ($("$ROOT/
 zc-fleet: $T/plan: line 7: zcc -t: the fleet sets it (-s is ADDRESS, -t is --secs; the meters are the fleet's, one a machine; TCP only)
 zc-fleet: $T/plan: line 8: the same pair as line 2 (root@10.0.0.1 to root@10.0.0.2 at 10.0.0.2)
 zc-fleet: $T/plan: line 9: RECEIVER root@10.0.0.2 is in line 2's pair with port 5201 too: give one of them another (-p)
-zc-fleet: $T/plan: line 10: ADDRESS '10.0.0.4;': not an address or a host name" "the plan's errors"
+zc-fleet: $T/plan: line 10: ADDRESS '10.0.0.4;': not an address or a host name
+zc-fleet: $T/plan: line 11: RECEIVER root@10.0.0.2 is in line 2's pair with port 5201 too: give one of them another (-p)
+zc-fleet: $T/plan: line 12: zcc -c: the fleet sets it (-s is ADDRESS, -t is --secs; the meters are the fleet's, one a machine; TCP only)" "the plan's errors"
 	[ -s "$T/out" ] && fail "wrote to stdout: $(cat "$T/out")"
 	printf '# nothing yet\n\n' >"$T/empty"
 	rc=0

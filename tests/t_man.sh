@@ -63,6 +63,41 @@ test_man_renders_every_page_without_a_warning() {
 	done
 }
 
+# --options prints each option of the synopsis once, as getopt takes it (a
+# colon after those that take a value), and exits 0: what zc-fleet reads
+# zcc's options by.
+test_options_prints_the_letters_as_getopt_takes_them() {
+	local p out
+	for p in $PROGRAMS; do
+		out=$("$ROOT/$p" --options) || fail "$p --options exited $?"
+		expect_eq "$(tr -d ':' <<<"$out" | grep -o . | LC_ALL=C sort | tr '\n' ' ')" \
+			"$(usage_options "$p" | tr '\n' ' ')" "$p --options against its synopsis"
+	done
+	expect_eq "$("$ROOT/zcs" --options)" "a:A:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uU:W:" "zcs --options"
+	expect_eq "$("$ROOT/cyclesoak" --options)" "BCdhHJkm:N:p:U:1" "cyclesoak --options"
+	expect_eq "$("$ROOT/run_rr" --options)" "hp:" "run_rr --options"
+}
+
+# words FILE: FILE's text as words, a space apart, with "cpu ..." as "cpu..."
+# (how a page sets what a synopsis writes without the space).
+words() {
+	tr -s ' \n' '  ' <"$1" | sed -E 's/ \.\.\./.../g; s/^ //; s/ $//'
+}
+
+# Each page's synopsis is its program's, as the option table makes it: the
+# same options in the same order, with the same arguments and forms.
+test_every_pages_synopsis_is_its_programs() {
+	local p
+	command -v man >/dev/null || skip "man is not installed (apt-get install man-db)"
+	for p in $PROGRAMS; do
+		LC_ALL=C.UTF-8 MANWIDTH=400 man -E UTF-8 -l "$ROOT/man/$p.1" 2>/dev/null |
+			sed -n '/^SYNOPSIS/,/^[A-Z]/{/^[A-Z]/d;p}' >"$T/page"
+		synopsis "$p" | sed 's/^usage: //' >"$T/usage"
+		[ -s "$T/page" ] || fail "man/$p.1 rendered no synopsis"
+		expect_eq "$(words "$T/page")" "$(words "$T/usage")" "$p's synopsis: page against $p -h"
+	done
+}
+
 # What the pages promise where the programs cannot do better: -W bounds each
 # wait, not a whole stall; the copy count is the kernel's, range by range;
 # zcs reads headers exactly only where it does.
