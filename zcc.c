@@ -28,7 +28,7 @@
 #include "lib/proto.h"
 #include "lib/timing.h"
 #include "lib/units.h"
-#include "client/zcc.h"
+#include "client/client.h"
 
 /* -W: how long zcs may take, in all, to close after the last byte, by default. */
 #define DEFAULT_CLOSE_WAIT_SECS 60

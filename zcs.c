@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "server/zcs.h"
+#include "server/server.h"
 #include "lib/cpu.h"
 #include "lib/json.h"
 #include "lib/system.h"

@@ -17,7 +17,7 @@
 #include "lib/cpu.h"
 #include "lib/stopsig.h"
 #include "lib/timing.h"
-#include "zcc.h"
+#include "client.h"
 
 /*
  * -P's streams, in memory shared with zcc: each stream's arm (one mode,

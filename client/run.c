@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "lib/timing.h"
-#include "zcc.h"
+#include "client.h"
 
 static void tell_the_parent(const struct start_line *line)
 {

@@ -13,7 +13,7 @@
 #include "lib/system.h"
 #include "lib/timing.h"
 #include "lib/units.h"
-#include "zcc.h"
+#include "client.h"
 
 /* -R: the share of the rate asked that the summary's bytes reached over its time. */
 static double rate_reached_pct(const struct summary *sum)

@@ -14,7 +14,7 @@
 
 #include "lib/net.h"
 #include "lib/timing.h"
-#include "zcs.h"
+#include "server.h"
 
 /* The samples kept at most: past that, every other is dropped and the period doubles. */
 #define FOLLOW_MAX_SAMPLES (1u << 18)

@@ -6,7 +6,7 @@
 
 #include "lib/timing.h"
 #include "lib/units.h"
-#include "zcs.h"
+#include "server.h"
 
 void report_interval(const struct settings *s, struct intervals *iv, uint64_t from_ns,
 		     uint64_t to_ns, uint64_t bytes, const char *tag, const struct tcpinfo *tcp)

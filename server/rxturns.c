@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/timing.h"
-#include "zcs.h"
+#include "server.h"
 
 /* The mode of the arm whose slot begins now. */
 static void begin_slot(struct rxturns *t, uint64_t now)

@@ -29,7 +29,7 @@
 #include "lib/timing.h"
 #include "lib/units.h"
 #include "lib/window.h"
-#include "zcs.h"
+#include "server.h"
 
 /* What the parent learns of a connection as it accepts it, before its child is forked. */
 struct arrival {

@@ -27,7 +27,7 @@
 #include "lib/timing.h"
 #include "lib/units.h"
 #include "lib/window.h"
-#include "zcs.h"
+#include "server.h"
 
 /* How often the loop looks up from the socket: -W's idle senders, the meter's samples. */
 #define LOOK_UP_MS 100

@@ -1,11 +1,11 @@
 /*
- * zcc's own header: its settings and a stream's summary, shared by its
- * files, each of which uses only those below it: zcc.c (the options and
- * main) above parallel.c (-P's streams and the stop signals), run.c (one
- * stream's run) and summary.c (the report).
+ * client/: the rest of zcc, below zcc.c (its options and main), which
+ * uses this folder and is used by none of it: the settings and a stream's
+ * summary, shared by parallel.c (-P's streams and the stop signals), run.c
+ * (one stream's run), summary.c (the report) and txturns.c (the arms).
  */
-#ifndef ZC_ZCC_H
-#define ZC_ZCC_H
+#ifndef ZC_CLIENT_H
+#define ZC_CLIENT_H
 
 #include <stdint.h>
 #include <stddef.h>

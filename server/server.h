@@ -1,11 +1,12 @@
 /*
- * zcs's own header: its settings and what its two servers share. zcs.c (the
- * options and main) is above tcpserve.c (TCP: a child a connection) and
- * udpserve.c (-u: one process for every sender's datagrams), and both use
- * interval.c (the -t intervals).
+ * server/: the rest of zcs, below zcs.c (its options and main), which uses
+ * this folder and is used by none of it: the settings and what the two
+ * servers share, tcpserve.c (TCP: a child a connection) and udpserve.c
+ * (-u: one process for every sender's datagrams), both using interval.c
+ * (the -t intervals).
  */
-#ifndef ZC_ZCS_H
-#define ZC_ZCS_H
+#ifndef ZC_SERVER_H
+#define ZC_SERVER_H
 
 #include <stddef.h>
 #include <stdint.h>
