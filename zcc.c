@@ -410,6 +410,9 @@ static void check_options(struct settings *s, const char *given, const char *mod
 			  s->datagram ? "batch" : "chunk");
 	if (s->n_arms == 1)
 		check_buffer_memory(s);
+	if (s->events_path && s->n_arms == 1)
+		opt_failx("-e writes each slot's start: it needs turns, -m with two or more modes, "
+			  "or -X");
 	if (s->calibrate_only)
 		return;
 	if (!s->server)
@@ -492,6 +495,9 @@ static const struct option_row rows[] = {
 	OPTIONS_ROW_CALIBRATE(struct settings),
 	{ 'd', OPTION_COUNT, FIELD(debug), .help = "debug on stderr; twice, each file as it goes" },
 	{ 'D', OPTION_FLAG, FIELD(sockopts.nodelay), .help = "TCP_NODELAY: Nagle's algorithm off" },
+	{ 'e', OPTION_TEXT, "file", FIELD(events_path),
+	  .help = "with turns (-m A,B,... or -X), a line into file as each slot\n"
+		  "begins (a file, or a FIFO another program reads; zcc(1))" },
 	{ 'E', OPTION_FLAG, FIELD(exchange),
 	  .help = "the opening exchange: 4 bytes each way before the stream" },
 	{ 'f', OPTION_UNIT, "unit", FIELD(unit),
@@ -680,6 +686,9 @@ int main(int argc, char **argv)
 	check_file_memory(&s);
 	if (s.debug)
 		debug_files(&s, files, n_files);
+	/* -e: opened before the run (a FIFO waits here for its reader). */
+	if (s.events_path && !(s.events = schedule_events_open(s.events_path)))
+		err(1, "-e %s", s.events_path);
 	/* A mode the kernel cannot do fails here, before the soakers start (-P: in each child). */
 	if (s.streams == 1) {
 		if (s.knob.knob && !s.knob.knob->name)

@@ -58,6 +58,9 @@ static const struct option_row rows[] = {
 	{ 'd', OPTION_COUNT, FIELD(debug), .help = "debug on stderr" },
 	{ 'D', OPTION_FLAG, FIELD(sockopts.nodelay),
 	  .help = "TCP_NODELAY on each connection: Nagle's algorithm off" },
+	{ 'e', OPTION_TEXT, "file", FIELD(events_path),
+	  .help = "with -m A,B,..., a line into file as each slot begins, from\n"
+		  "every connection (a file, or a FIFO another program reads; zcs(1))" },
 	{ 'f', OPTION_UNIT, "unit", FIELD(unit),
 	  .help = "the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n"
 		  "the default), M, G (bytes a second, x1024)" },
@@ -167,6 +170,8 @@ static void check_options(struct settings *s, const char *given, const char *mod
 		opt_failx("-%c is for TCP: -u has no connection", strchr(given, 'D') ? 'D' : 'Q');
 	s->sockopts.datagram = s->datagram;
 	parse_arms(s, given, mode_arg ? mode_arg : "read");
+	if (s->events_path && s->n_arms == 1)
+		opt_failx("-e writes each slot's start: it needs -m with two or more modes");
 }
 
 static void parse_options(int argc, char **argv, struct settings *s)
@@ -197,6 +202,9 @@ int main(int argc, char **argv)
 		return meter_calibrate(s.n_cpus, &s.soak_set, s.tare_ms, s.debug);
 	for (unsigned i = 0; i < s.n_arms; i++)
 		rx_check(s.arms[i], s.bufsize);
+	/* -e: opened before listening (a FIFO waits here for its reader). */
+	if (s.events_path && !(s.events = schedule_events_open(s.events_path)))
+		err(1, "-e %s", s.events_path);
 	/* Soakers first: they cover every CPU, whichever one zcs itself is pinned to. */
 	if (s.measure_cpu)
 		hm = hostmeter_start(s.n_cpus, &s.soak_set, s.tare_ms, s.debug);

@@ -86,6 +86,8 @@ struct settings {
 	int n_cpus; /* 0: every CPU in the affinity mask */
 	struct cpu_list soak_set;	/* -U: the meter's CPUs, where it has any */
 	const char *server;
+	const char *events_path;	/* -e: the slot events' file; NULL */
+	FILE *events;			/* -e's, opened */
 	const char *mode_arg;	/* -m as given, and -T: read once every option is */
 	const char *tare_arg;
 	char **paths;

@@ -45,6 +45,7 @@ void stream_setup(struct txturns *turns, const struct settings *s)
 
 	sender_config(s, &c);
 	txturns_setup(turns, s->arms, s->n_arms, &c, s->slot_ms, s->knob.knob ? &s->knob : NULL);
+	turns->events = s->events;
 }
 
 struct window_counts stream_window(const struct settings *s, int who, struct meter *m,

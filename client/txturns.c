@@ -195,6 +195,8 @@ static void begin_slot(struct txturns *turns, uint64_t now)
 	turns->current->calls = before->calls;
 	if (before != turns->current || first)
 		set_knob(turns);
+	schedule_event_slot(turns->events, &turns->sched, turns->result.arm[turns->sched.cur],
+			    turns->current->sent, NULL);
 	if (turns->debug)
 		fprintf(stderr, "zcc: slot %llu, cycle %u, arm %u (%s)\n",
 			(unsigned long long)turns->sched.slots, turns->sched.cycle + 1,
@@ -334,6 +336,7 @@ void txturns_send(struct txturns *turns, struct meter *m, const struct tx_plan *
 	}
 	start(turns, m);
 	tx_send_stream_turns(turns->current, next, turns, plan, files, n_files, turns->debug);
+	schedule_event_end(turns->events, &turns->sched, turns->current->sent, NULL);
 	/* -E: zcs is of this suite, and takes the slot table after the stream. */
 	if (exchange)
 		send_table(turns);

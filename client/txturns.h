@@ -80,6 +80,7 @@ struct txturns {
 	struct knob_arms knob;		/* -X: the setting the arms differ in; knob NULL without */
 	long slot_ms;
 	int debug;
+	FILE *events;			/* -e: the slot events (lib/schedule); NULL */
 	struct meter *meter;		/* -c; NULL */
 	struct schedule sched;		/* whose slot it is, and the meter's samples at its edges */
 	uint64_t sent_at_guard;

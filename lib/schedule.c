@@ -1,5 +1,6 @@
 /* schedule: the turns' slots, arm by arm, and the meter's samples at their edges. */
 #include <err.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,4 +113,48 @@ void schedule_free(struct schedule *s)
 	free(s->loads);
 	s->loads = NULL;
 	s->meter = NULL;
+}
+
+FILE *schedule_events_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "a");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+static void event_tail(FILE *f, uint64_t offset, const char *peer, const char *name)
+{
+	fprintf(f, " offset %llu", (unsigned long long)offset);
+	if (peer)
+		fprintf(f, " peer %s", peer);
+	if (name)
+		fprintf(f, " name %s", name);
+	fprintf(f, "\n");
+}
+
+void schedule_event_slot(FILE *f, const struct schedule *s, const char *name, uint64_t offset,
+			 const char *peer)
+{
+	if (!f)
+		return;
+	fprintf(f, "slot %llu cycle %u arm %u time %.6f", (unsigned long long)s->slots, s->cycle + 1,
+		s->cur + 1, s->slot_start_ns / 1e9);
+	event_tail(f, offset, peer, name);
+}
+
+void schedule_event_end(FILE *f, const struct schedule *s, uint64_t offset, const char *peer)
+{
+	if (!f)
+		return;
+	fprintf(f, "end slots %llu time %.6f", (unsigned long long)s->slots, timing_now_ns() / 1e9);
+	event_tail(f, offset, peer, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "meter.h"
 #include "turns.h"
@@ -63,5 +64,25 @@ int schedule_slot_ends(struct schedule *s, uint64_t bytes, struct turns *t, stru
 /* Whether the samples carry the meter's figures (a meter, and none failed). */
 int schedule_metered(const struct schedule *s);
 void schedule_free(struct schedule *s);
+
+/*
+ * The slot events (zcc -e, zcs -e): a line as each slot begins and one as
+ * the turns end, for a program beside the run (tests/loadgen, a user's
+ * own), each written whole as it happens:
+ *   slot N cycle C arm A time SECS offset BYTES [peer ADDR port P] name NAME
+ *   end slots N time SECS offset BYTES [peer ADDR port P]
+ * N counts the slots from 1, C the cycles from 1, A the arms from 1 in
+ * the order given; SECS is CLOCK_MONOTONIC's (any program on the host can
+ * compare it with its own clock_gettime), BYTES the stream's bytes sent
+ * (zcc) or received (zcs) before the slot began; the peer is zcs's, its
+ * connection's sender; NAME, the arm's as the summaries name it, is the
+ * rest of the line (a sysctl's value may hold a space). The file is emptied and opened with O_APPEND, so
+ * that zcs's connections write their lines whole into one file, a line at
+ * a time; NULL with errno where it cannot be opened.
+ */
+FILE *schedule_events_open(const char *path);
+void schedule_event_slot(FILE *f, const struct schedule *s, const char *name, uint64_t offset,
+			 const char *peer);
+void schedule_event_end(FILE *f, const struct schedule *s, uint64_t offset, const char *peer);
 
 #endif

@@ -12,10 +12,11 @@
 #include "server.h"
 
 /* The mode of the arm whose slot begins now. */
-static void begin_slot(struct rxturns *t, uint64_t now)
+static void begin_slot(struct rxturns *t, uint64_t now, uint64_t bytes)
 {
 	unsigned arm = schedule_next(&t->sched, now);
 
+	schedule_event_slot(t->events, &t->sched, t->result.arm[arm], bytes, t->peer);
 	rx_use(t->r, arm);
 	if (t->debug)
 		fprintf(stderr, "zcs: %s: slot %llu, cycle %u, arm %u (%s)\n", t->peer,
@@ -34,11 +35,12 @@ void rxturns_start(struct rxturns *t, const struct settings *s, struct meter *m,
 	t->r = r;
 	t->peer = r->peer;
 	t->debug = s->debug;
+	t->events = s->events;
 	turns_init(&t->result, TURNS_RECEIVER, names, s->n_arms, s->slot_ms);
 	t->result.n_cpus = meter_cpus(m);
 	schedule_init(&t->sched, s->n_arms, s->slot_ms, m);
 	t->on = 1;
-	begin_slot(t, timing_now_ns());
+	begin_slot(t, timing_now_ns(), 0);
 }
 
 /* The slot that ends now: what it measured past its guard, kept. */
@@ -58,7 +60,7 @@ void rxturns_received(struct rxturns *t, uint64_t bytes)
 	switch (schedule_due(&t->sched, timing_now_ns())) {
 	case SCHEDULE_SLOT_ENDS:
 		end_slot(t, bytes);
-		begin_slot(t, timing_now_ns());
+		begin_slot(t, timing_now_ns(), bytes);
 		break;
 	case SCHEDULE_GUARD_ENDS:
 		schedule_guard_ends(&t->sched);
@@ -69,10 +71,11 @@ void rxturns_received(struct rxturns *t, uint64_t bytes)
 	}
 }
 
-void rxturns_end(struct rxturns *t)
+void rxturns_end(struct rxturns *t, uint64_t bytes)
 {
 	if (!t->on)
 		return;
+	schedule_event_end(t->events, &t->sched, bytes, t->peer);
 	if (t->debug)
 		fprintf(stderr, "zcs: %s: the turns end after %llu slots\n", t->peer,
 			(unsigned long long)t->sched.slots);

@@ -47,6 +47,8 @@ struct settings {
 	long idle_secs;		/* -W */
 	int datagram;		/* -u */
 	int tcp_line;		/* -I: TCP_INFO's line after each summary */
+	const char *events_path;	/* -e: the slot events' file; NULL */
+	FILE *events;			/* -e's, opened */
 	const char *mode_arg;	/* -m as given, and -T: read once every option is */
 	const char *tare_arg;
 };
@@ -134,6 +136,7 @@ struct rxturns {
 	struct receiver *r;
 	const char *peer;
 	int debug;
+	FILE *events;		/* -e: the slot events (lib/schedule); NULL */
 	struct schedule sched;
 	struct turns result;
 	uint64_t bytes_at_guard;	/* the connection's bytes as the slot's measure began */
@@ -145,7 +148,7 @@ void rxturns_start(struct rxturns *t, const struct settings *s, struct meter *m,
 /* After a receive, bytes the connection's so far: a slot's guard or end, if due, and its mode. */
 void rxturns_received(struct rxturns *t, uint64_t bytes);
 /* The stream ended: the slot it cut short is not measured. */
-void rxturns_end(struct rxturns *t);
+void rxturns_end(struct rxturns *t, uint64_t bytes);
 /* The arms' lines and comparisons, what the slots measured of bytes, and the samples' cost. */
 void rxturns_print(const struct rxturns *t, FILE *out, char unit, uint64_t bytes);
 /* -J's "turns" object. */

@@ -361,7 +361,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 			continue;
 		if (n == 0) {
 			follow_sample(&c.follow, bytes, 1);
-			rxturns_end(&c.turns);
+			rxturns_end(&c.turns, bytes);
 			break;
 		}
 		/* -W: nothing for that long (SO_RCVTIMEO; a tick restarts its wait). */

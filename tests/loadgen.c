@@ -6,9 +6,9 @@
  * period makes the same load out of many wake-ups; -m makes it walk a
  * buffer of that many KiB as it spins, writing a byte of every cache line,
  * so that it fills the caches it shares with others. -g makes it a load
- * of one arm of zcc -m A,B,... (or zcs's): it reads zcc -d's slot lines
- * (zcs -d's) on its standard input and spins only while the latest names
- * arm N, until they end.
+ * of one arm of zcc -m A,B,... (or zcs's): it reads their slot events (-e:
+ * lib/schedule.h) on its standard input and spins only while the latest
+ * slot is arm N's, until the turns end.
  *
  * usage: loadgen -c cpu -f percent -t secs [-p period_us] [-m kib] [-g arm]
  * prints: loadgen: target P% of CPU C for S s, got G% (R% of target), W wake-ups a second
@@ -30,17 +30,10 @@
 #define DEFAULT_PERIOD_US 10000
 #define CACHE_LINE 64
 
-/* zcc -d's slot line ("zcc: slot N, ..."), or zcs -d's ("zcs: PEER: slot N, ..."). */
-static int is_slot_line(const char *line)
-{
-	return strncmp(line, "zcc: slot ", 10) == 0 ||
-	       (strncmp(line, "zcs: ", 5) == 0 && strstr(line, ": slot "));
-}
-
 /*
- * -g: whether arm `arm` has the slot now, from the slot lines read so far
- * ("zcc: slot N, cycle C, arm A (mode)", or zcs's), read without waiting;
- * closed by zcs's "the turns end" line; -1 once they have ended.
+ * -g: whether arm `arm` has the slot now, from the slot events read so far
+ * ("slot N cycle C arm A ..."), read without waiting; closed by "end ...";
+ * -1 once the events have ended.
  */
 static int gate_open(unsigned arm, int was_open)
 {
@@ -61,10 +54,10 @@ static int gate_open(unsigned arm, int was_open)
 		}
 		line[len] = '\0';
 		len = 0;
-		at = strstr(line, ", arm ");
-		if (is_slot_line(line) && at && sscanf(at, ", arm %u", &a) == 1)
+		at = strstr(line, " arm ");
+		if (strncmp(line, "slot ", 5) == 0 && at && sscanf(at, " arm %u", &a) == 1)
 			open = a == arm;
-		else if (strncmp(line, "zcs: ", 5) == 0 && strstr(line, ": the turns end "))
+		else if (strncmp(line, "end ", 4) == 0)
 			open = 0;
 	}
 	return n == 0 ? -1 : open;

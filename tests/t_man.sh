@@ -73,7 +73,7 @@ test_options_prints_the_letters_as_getopt_takes_them() {
 		expect_eq "$(tr -d ':' <<<"$out" | grep -o . | LC_ALL=C sort | tr '\n' ' ')" \
 			"$(usage_options "$p" | tr '\n' ' ')" "$p --options against its synopsis"
 	done
-	expect_eq "$("$ROOT/zcs" --options)" "a:A:b:B:cCdDf:hi:IJl:L:m:N:o:p:Qt:T:uU:W:" "zcs --options"
+	expect_eq "$("$ROOT/zcs" --options)" "a:A:b:B:cCdDe:f:hi:IJl:L:m:N:o:p:Qt:T:uU:W:" "zcs --options"
 	expect_eq "$("$ROOT/cyclesoak" --options)" "BCdhHJkm:N:p:U:1" "cyclesoak --options"
 	expect_eq "$("$ROOT/run_rr" --options)" "hp:" "run_rr --options"
 }

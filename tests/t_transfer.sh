@@ -287,15 +287,16 @@ test_f_gives_zcs_intervals_and_datagram_summaries_in_the_unit() {
 test_h_prints_usage_and_exits_0() {
 	local out
 	out=$("$ROOT/zcc" -h | sed '/^[A-Z]/,$d') || fail "zcc -h exited $?"
-	expect_eq "$out" "usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-f unit]
-           [-i rcvbuf] [-K cc] [-l bytes] [-m mode[,mode...]] [-M mss]
+	expect_eq "$out" "usage: zcc [-cCdDEhIJkQSuw] [-A msecs] [-b bufsize] [-B cpu[,cpu...]] [-e file]
+           [-f unit] [-i rcvbuf] [-K cc] [-l bytes] [-m mode[,mode...]] [-M mss]
            [-n loops] [-N cpus] [-o sndbuf] [-p port] [-P streams] [-q depth]
            [-R rate] [-t secs] [-T msecs] [-U cpus] [-W secs]
            [-X name=value,value...] -s server file..."
 	out=$("$ROOT/zcs" -h | sed '/^[A-Z]/,$d') || fail "zcs -h exited $?"
-	expect_eq "$out" "usage: zcs [-cCdDhIJQu] [-a addr] [-A msecs] [-b bufsize] [-B cpu] [-f unit]
-           [-i rcvbuf] [-l lowat] [-L conns] [-m mode[,mode...]] [-N cpus]
-           [-o sndbuf] [-p port] [-t secs] [-T msecs] [-U cpus] [-W secs]"
+	expect_eq "$out" "usage: zcs [-cCdDhIJQu] [-a addr] [-A msecs] [-b bufsize] [-B cpu] [-e file]
+           [-f unit] [-i rcvbuf] [-l lowat] [-L conns] [-m mode[,mode...]]
+           [-N cpus] [-o sndbuf] [-p port] [-t secs] [-T msecs] [-U cpus]
+           [-W secs]"
 }
 
 test_zcs_listens_on_one_address_with_a() {

@@ -16,21 +16,27 @@ CHG='[-+][0-9]+\.[0-9]+ \[[-+][0-9]+\.[0-9]+, [-+][0-9]+\.[0-9]+\]'
 # turns_byte_for_byte ZCC_ARGS...: every mode in turns in 20 ms slots, paced
 # so that the run takes about 0.7 s, over make_files's set and a file of 3
 # MiB and a bit, 8 times, to the capture peer: the stream must be the
-# independent encoding, and zcc -d must have said that every arm had a slot
-# (every cycle of slots gives each arm one). The files are made once, for
-# every shape: the encoding of the first call is kept.
+# independent encoding, and zcc -e's slot events must say that every arm
+# had a slot (every cycle of slots gives each arm one), the slots numbered
+# from 1 on, their times and offsets never going back, and the end at the
+# stream's last byte. The files are made once, for every shape: the
+# encoding of the first call is kept.
 turns_byte_for_byte() {
-	local arm i=0
-	# zcc's stderr (its slot lines) to $T/slots; the test's own stays where it was.
-	printf '#!/bin/sh\nexec "$@" 2>"%s"\n' "$T/slots" >"$T/wrap"
-	chmod +x "$T/wrap"
-	ZCC_WRAP=$T/wrap stream_matches_encoding 8 "$T/f" -d -m "$ARMS" -A 20 -R 50m "$@"
-	expect_match "$(head -n 1 "$T/out")" "^sent $(stream_bytes 8 "$T"/f/*) bytes in "
+	local arm i=0 bytes
+	stream_matches_encoding 8 "$T/f" -e "$T/slots" -m "$ARMS" -A 20 -R 50m "$@"
+	bytes=$(stream_bytes 8 "$T"/f/*)
+	expect_match "$(head -n 1 "$T/out")" "^sent $bytes bytes in "
 	for arm in ${ARMS//,/ }; do
 		i=$((i + 1))
-		grep -q "^zcc: slot [0-9]*, cycle [0-9]*, arm $i ($arm)\$" "$T/slots" ||
-			fail "arm $i ($arm) had no slot: $(grep -c '^zcc: slot' "$T/slots") slots"
+		grep -q "^slot [0-9]* cycle [0-9]* arm $i time [0-9.]* offset [0-9]* name $arm\$" "$T/slots" ||
+			fail "arm $i ($arm) had no slot: $(grep -c '^slot ' "$T/slots") slots"
 	done
+	awk -v bytes="$bytes" '
+		$1 == "slot" { if ($2 != ++n || $8 < t || $10 < off) { print "slot " n ": " $0; exit 1 } t = $8; off = $10; next }
+		$1 == "end" { if ($3 != n || $7 != bytes || NR != n + 1) { print "the end: " $0; exit 1 } ended = 1; next }
+		{ print "not an event: " $0; exit 1 }
+		END { if (!ended) { print "no end"; exit 1 } }' "$T/slots" >"$T/why" ||
+		fail "zcc -e's events: $(cat "$T/why")"
 }
 
 test_modes_in_turns_send_the_stream_byte_for_byte() {
@@ -139,7 +145,7 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 }
 
 # Proof of the method: a known load on one arm's slots alone (tests/loadgen
-# -g, spinning 4% of a CPU while zcc -d's latest slot line names arm 2:
+# -g, spinning 4% of a CPU while zcc -e's latest slot event is arm 2's:
 # 2 points of a 2-CPU system), and write against itself otherwise, in slots
 # of 40 ms. The difference of load found must hold what loadgen got while
 # its gate was open, in points of the whole system, within its interval
@@ -150,7 +156,7 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 # +2.28]).
 #
 # known_load_run END SERVER ZCC_ARGS...: one run of it, zcc (in the
-# namespace ZCC_NS where that is set) taking ZCC_ARGS, its slot lines to
+# namespace ZCC_NS where that is set) taking ZCC_ARGS, its slot events to
 # loadgen, the figures END's: zcc's own (sender) or zcs's -J summary
 # (receiver); 1, with why in $T/why, on a miss.
 known_load_run() {
@@ -162,9 +168,9 @@ known_load_run() {
 	cpus=$(affinity_cpus)
 	start_gated_load
 	: >"$T/zcs.out"
-	(cd "$T" && ${ZCC_NS:+ip netns exec "$ZCC_NS"} "$ROOT/zcc" "$@" -d -m write,write \
-		-B "$(echo "$cpus" | sed -n 1p)" -s "$server" -p "$PORT" "$T"/f/* 2>"$T/slots" >"$T/zcc.out") ||
-		fail "zcc failed: $(cat "$T/zcc.out")"
+	(cd "$T" && ${ZCC_NS:+ip netns exec "$ZCC_NS"} "$ROOT/zcc" "$@" -e "$T/slots" -m write,write \
+		-B "$(echo "$cpus" | sed -n 1p)" -s "$server" -p "$PORT" "$T"/f/* 2>"$T/zcc.err" >"$T/zcc.out") ||
+		fail "zcc failed: $(cat "$T/zcc.out" "$T/zcc.err")"
 	gated_load_points
 	if [ "$end" = receiver ]; then
 		wait_until 5 eval 'grep -q "\"program\":\"zcs\"" "$T/zcs.out"' || fail "no zcs summary: $(cat "$T/zcs.err")"
@@ -177,7 +183,8 @@ known_load_run() {
 }
 
 # start_gated_load: tests/loadgen -g 2, 4% of the second CPU of $cpus while
-# the slot lines it reads from the fifo $T/slots name arm 2; its pid in LGPID.
+# the slot events it reads from the fifo $T/slots (-e) give arm 2 the slot;
+# its pid in LGPID.
 start_gated_load() {
 	rm -f "$T/slots"
 	mkfifo "$T/slots"
@@ -186,15 +193,17 @@ start_gated_load() {
 	started "$LGPID"
 }
 
-# gated_load_points: once the slot lines have ended, what loadgen added while
+# gated_load_points: once the slot events have ended, what loadgen added while
 # its gate was open, in points of the whole system (or of the SET_CPUS CPUs
 # the meter soaks, where that is set), in WANT, and in points of its CPU,
 # in WANT_CPU.
 gated_load_points() {
 	local got
-	wait_until 5 eval '! kill -0 '"$LGPID"' 2>/dev/null' || fail "loadgen did not end with the slot lines"
+	wait_until 5 eval '! kill -0 '"$LGPID"' 2>/dev/null' || fail "loadgen did not end with the slot events"
 	got=$(sed -n 's/.*, got \([0-9.]*\)% of CPU.*/\1/p' "$T/loadgen")
 	[ -n "$got" ] || fail "loadgen said: $(cat "$T/loadgen")"
+	# A gate never opened would make a load of 0 that any run finds.
+	grep -q 'had it for [1-9]\|had it for 0\.[1-9]' "$T/loadgen" || fail "loadgen's arm never had a slot: $(cat "$T/loadgen")"
 	WANT=$(awk -v g="$got" -v n="${SET_CPUS:-$(allowed_cpus)}" 'BEGIN { print g / n }')
 	WANT_CPU=$got
 }
@@ -551,16 +560,16 @@ test_zcs_turns_without_the_meter_give_each_arms_throughput() {
 }
 
 # The proof of zcs's own turns: read against itself, loadgen -g 2 spinning
-# 4% of the other CPU while zcs -d's latest slot line names arm 2 (until
-# its "the turns end"), zcs's meter alone; judged as zcc's are.
+# 4% of the other CPU while zcs -e's latest slot event is arm 2's (until
+# the turns end), zcs's meter alone; judged as zcc's are.
 zcs_known_load_run() {
 	local cpus json zpid width=3
 	! grep -q __asan_init "$ROOT/zcs" || width=4
 	cpus=$(affinity_cpus)
 	start_gated_load
 	PORT=$(random_port)
-	(cd "$T" && exec "$ROOT/zcs" -d -J -c -T 200 -m read,read -A 40 -B "$(echo "$cpus" | sed -n 1p)" \
-		-p "$PORT") >"$T/zcs.out" 2>"$T/slots" &
+	(cd "$T" && exec "$ROOT/zcs" -e "$T/slots" -J -c -T 200 -m read,read -A 40 \
+		-B "$(echo "$cpus" | sed -n 1p)" -p "$PORT") >"$T/zcs.out" 2>"$T/zcs.err" &
 	zpid=$!
 	started "$zpid"
 	wait_until 10 eval 'ss -Hltn "sport = :$PORT" | grep -q .' || fail "zcs did not listen on $PORT"
@@ -687,6 +696,40 @@ test_an_answer_out_of_range_is_said_to_make_no_sense() {
 		! grep -q '^receiver:' "$T/out" || fail "a receiver's line for $fig: $(grep '^receiver:' "$T/out")"
 		! grep -q 'nan' "$T/out" || fail "nan printed for $fig: $(cat "$T/out")"
 	done
+}
+
+# -e FILE, at either end: a line as each slot begins and one as the turns
+# end (zcc(1), SLOT EVENTS): zcc's end at the stream's last byte; zcs's
+# from each connection, named by its peer, into one file, each
+# connection's slots numbered from 1 and its end at its last byte. Without
+# turns, or where the file cannot be opened, -e is refused.
+test_e_writes_a_line_as_each_slot_begins_at_either_end() {
+	local bytes peer
+	make_files "$T/f"
+	start_zcs -e "$T/zcs.ev" -m read,trunc -A 20
+	for i in 1 2; do
+		"$ROOT/zcc" -e "$T/zcc$i.ev" -m write,sendfile -A 20 -R 50m -n 4 -s 127.0.0.1 -p "$PORT" "$T"/f/* \
+			>/dev/null 2>"$T/err" || fail "zcc failed: $(cat "$T/err")"
+	done
+	bytes=$(stream_bytes 4 "$T"/f/*)
+	wait_until 5 eval '[ "$(grep -c "^end " "$T/zcs.ev")" = 2 ]' || fail "zcs's events: $(cat "$T/zcs.ev")"
+	for i in 1 2; do
+		expect_match "$(head -n 1 "$T/zcc$i.ev")" '^slot 1 cycle 1 arm [12] time [0-9]+\.[0-9]{6} offset 0 name (write|sendfile)$'
+		expect_match "$(tail -n 1 "$T/zcc$i.ev")" "^end slots [1-9][0-9]* time [0-9]+\\.[0-9]{6} offset $bytes\$"
+	done
+	sed -n 's/^end .* peer \(.*\) port \([0-9]*\)$/\1:\2/p' "$T/zcs.ev" >"$T/peers"
+	expect_eq "$(sort -u "$T/peers" | wc -l)" 2 "zcs's connections in its events"
+	for peer in $(cat "$T/peers"); do
+		grep " peer ${peer%:*} port ${peer##*:}\( \|\$\)" "$T/zcs.ev" >"$T/one"
+		expect_match "$(head -n 1 "$T/one")" "^slot 1 cycle 1 arm [12] time [0-9]+\\.[0-9]{6} offset 0 peer ${peer%:*} port ${peer##*:} name (read|trunc)\$"
+		expect_match "$(tail -n 1 "$T/one")" "^end slots $(($(wc -l <"$T/one") - 1)) time [0-9]+\\.[0-9]{6} offset $bytes peer ${peer%:*} port ${peer##*:}\$"
+	done
+	usage_error zcc "zcc: -e writes each slot's start: it needs turns, -m with two or more modes, or -X" \
+		-e "$T/x" -s 127.0.0.1 /etc/hostname
+	usage_error zcs "zcs: -e writes each slot's start: it needs -m with two or more modes" -e "$T/x"
+	expect_eq "$("$ROOT/zcc" -e "$T/no/such" -m write,send -s 127.0.0.1 -p "$PORT" /etc/hostname 2>&1; echo "rc=$?")" \
+		"zcc: -e $T/no/such: No such file or directory
+rc=1" "zcc -e into a directory that is not there"
 }
 
 test_turns_usage_errors_name_what_is_wrong() {

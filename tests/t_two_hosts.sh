@@ -76,10 +76,10 @@ test_two_metered_hosts_find_a_load_at_the_receiver_in_its_block_alone() {
 		mkfifo "$T/slots"
 		"$HELPERS/loadgen" -g 2 -c "$recv" -f 4 -t 60 <"$T/slots" >"$T/loadgen" &
 		started $!
-		(cd "$T" && ip netns exec "$NS_A" "$ROOT/zcc" -J -d -c -U "$send" -B "$send" -T 200 -E -m write,write \
-			-A 40 -R 100m -t 4 -s 10.251.0.2 -p "$PORT" "$T"/f/* 2>"$T/slots" >"$T/zcc.out") ||
-			fail "zcc failed: $(cat "$T/zcc.out")"
-		wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "loadgen did not end with the slot lines"
+		(cd "$T" && ip netns exec "$NS_A" "$ROOT/zcc" -J -e "$T/slots" -c -U "$send" -B "$send" -T 200 -E \
+			-m write,write -A 40 -R 100m -t 4 -s 10.251.0.2 -p "$PORT" "$T"/f/* 2>"$T/zcc.err" >"$T/zcc.out") ||
+			fail "zcc failed: $(cat "$T/zcc.out" "$T/zcc.err")"
+		wait_until 5 eval '! kill -0 '"$!"' 2>/dev/null' || fail "loadgen did not end with the slot events"
 		json=$(cat "$T/zcc.out")
 		echo "$json" | awk -v want="$(sed -n 's/.*, got \([0-9.]*\)% of CPU.*/\1/p' "$T/loadgen")" "$JSON_AWK"'
 			function fig(p) { return sprintf("%+.2f [%+.2f, %+.2f]", json_get($0, p "estimate"), json_get($0, p "lo"), json_get($0, p "hi")) }
