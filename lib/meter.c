@@ -133,7 +133,9 @@ static int tare_between(struct meter *m, const struct soak_sample *a, const stru
 			drift * 100, ref->kernel * 100);
 	if (fabs(drift) > TARE_DRIFT_WARN)
 		fprintf(stderr, "%s: warning: the tare (%.0f loops/sec) is %+.1f%% off %s (%.0f): the "
-				"calibration has drifted; the load is measured against the tare\n",
+				"calibration has drifted; the load is measured against the tare, and this "
+				"run's figures stand; if it persists, calibrate again (cyclesoak -C, the "
+				"host idle), which runs without a tare (-T 0) need\n",
 			program_invocation_short_name, ref->idle_rate, drift * 100, SOAK_COUNTS_FILE,
 			ref->calibration.per_sec);
 	if (ref->rate < TARE_BUSY_NOTE * ref->idle_rate)

@@ -387,8 +387,11 @@ int soak_calibrate(struct soak *m, unsigned period_ms, volatile sig_atomic_t *st
 	counts.spread = (c.rates[SOAK_CALIBRATION_PERIODS - 1] - c.rates[0]) / counts.per_sec;
 	if (counts.spread > SOAK_SPREAD_WARN)
 		fprintf(stderr, "%s: warning: the calibration samples spread by %.1f%% (more than "
-				"%.0f%%): is the system idle?\n",
-			program_invocation_short_name, counts.spread * 100, SOAK_SPREAD_WARN * 100);
+				"%.0f%%): the host was not idle throughout; the calibration is kept, but "
+				"a load below 0 by up to %.1f points reads as noise against it: calibrate "
+				"again once the host is idle\n",
+			program_invocation_short_name, counts.spread * 100, SOAK_SPREAD_WARN * 100,
+			counts.spread * 100);
 	if (c.min_share < SOAK_IDLE_SHARE_REFUSE || !(counts.per_sec > 0)) {
 		snprintf(m->err, sizeof(m->err),
 			 "calibration refused: a soaker had only %.1f%% of its CPU in a period (less "
