@@ -294,6 +294,25 @@ schema_runs() {
 	done
 }
 
+# The members whose names could mislead say what they hold, in the schema:
+# kbytes_per_sec is KiB, a buffer of 0 the default, settings' cpu null
+# unpinned, snd_cwnd in segments, link.interrupts softirqs where the device
+# has no interrupts of its own, and how the meter's load, time lost and
+# slowdown add up.
+test_the_schema_says_what_the_misleading_members_hold() {
+	local schema=$ROOT/docs/zc-json.schema.json m n
+	for m in kbytes_per_sec rcvbuf sndbuf snd_cwnd interrupts counted time_lost_pct slowdown_pct; do
+		n=$(grep -o "\"$m\": {[^{}]*\(\[[^]]*\][^{}]*\)*}" "$schema" | wc -l)
+		[ "$n" -gt 0 ] || fail "no member $m in the schema"
+		expect_eq "$(grep -o "\"$m\": {[^{}]*\(\[[^]]*\][^{}]*\)*}" "$schema" | grep -vc '"description": ' || true)" 0 \
+			"$m's members without a description"
+	done
+	expect_match "$(grep -o '"snd_cwnd": {[^}]*}' "$schema")" 'segments'
+	expect_match "$(grep -o '"kbytes_per_sec": {[^}]*}' "$schema" | head -n 1)" 'KiB a second'
+	expect_match "$(grep -o '"interrupts": {[^}]*}' "$schema")" 'softirqs'
+	expect_match "$(grep -o '"rcvbuf": {[^}]*}' "$schema" | head -n 1)" "0: not set, the kernel's default"
+}
+
 # Every program's -J, over TCP and UDP, with no meter, with -P and
 # intervals, fits the one schema: every member always there, null where it
 # does not apply (cyclesoak's in its own test above, in the meter's turn:
