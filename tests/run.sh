@@ -157,19 +157,58 @@ run() {
 	mv "$work/$1.rc.new" "$work/$1.rc"
 }
 
+# secs_of P.N: the seconds part P of file N took in the last make check
+# here (TIMES); empty where none is known.
+secs_of() {
+	awk -v f="${files[${1#*.}]}" -v p="${1%%.*}" '$2 == f && ($3 == p || (p == "shared" && NF == 2)) { s = $1 } END { print s }' \
+		"$TIMES" 2>/dev/null
+}
+
+# progress WHAT K N P.N [ITEM...]: a line as part P of file N begins, the
+# Kth of N of WHAT: how long it took in the last make check here, and how
+# long it and the ITEMs after it took then, so that a long part says where
+# it is.
+progress() {
+	local what=$1 k=$2 n=$3 item=$4 own left=0 untimed=0 s
+	shift 3
+	own=$(secs_of "$item")
+	for s in "$@"; do
+		s=$(secs_of "$s")
+		if [ -n "$s" ]; then left=$((left + s)); else untimed=$((untimed + 1)); fi
+	done
+	if [ "$untimed" -eq $# ]; then
+		s="no time of these known yet"
+	else
+		s="${own:+$own s last time; }about $left s of $what left"
+		[ "$untimed" -eq 0 ] || s="$s, and $untimed part(s) not yet timed"
+	fi
+	echo "# $what, $k of $n: ${files[${item#*.}]} ($s)"
+}
+
 # run_part J ITEM...: the ITEMs, J at once, each in a shell of its own: P.N,
 # part P of file N; or meter, the meter's part of every file in metered,
 # one after another (the meter is one at a time: a file of the meter's that
 # waited for it beside the others kept a place from them, and the part took
 # 69 to 75 s here, where it now takes 64 s).
 run_part() {
-	local at_once=$1 item i
+	local at_once=$1 item i k=0 n
 	shift
+	n=$#
 	for item in "$@"; do
 		[ "${#running[@]}" -lt "$at_once" ] || finish
+		k=$((k + 1))
 		if [ "$item" = meter ]; then
-			(for i in "${metered[@]}"; do run "meter.$i"; done; : >"$work/meter.rc") &
+			(
+				j=0
+				for i in "${metered[@]}"; do
+					j=$((j + 1))
+					progress "the meter's tests" "$j" "${#metered[@]}" $(printf 'meter.%s ' "${metered[@]:j-1}")
+					run "meter.$i"
+				done
+				: >"$work/meter.rc"
+			) &
 		else
+			[ "$at_once" -gt 1 ] || progress "the tests alone" "$k" "$n" "${@:k}"
 			run "$item" &
 		fi
 		running[$!]=$item
@@ -191,7 +230,7 @@ run_part() {
 declare -A running=()
 TIMES=${ZC_CHECK_TIMES:-build/check-times}
 order=$(for i in "${!files[@]}"; do echo "$i $(wc -l <"${files[$i]}") ${files[$i]}"; done |
-	awk -v times="$TIMES" 'BEGIN { while ((getline l <times) > 0) { split(l, w, " "); secs[w[2]] = w[1] } }
+	awk -v times="$TIMES" 'BEGIN { while ((getline l <times) > 0) { if (split(l, w, " ") == 2) secs[w[2]] = w[1] } }
 		{ print secs[$3] + 0, $2, $1 }' |
 	sort -k1,1rn -k2,2rn | awk '{ print $3 }')
 alone=()
@@ -221,9 +260,12 @@ done
 if [ "$jobs" -gt 1 ] && mkdir -p "$(dirname "$TIMES")" 2>/dev/null; then
 	for i in "${!files[@]}"; do
 		[ ! -s "$work/shared.$i.secs" ] || echo "$(cat "$work/shared.$i.secs") ${files[$i]}"
+		for p in alone meter; do
+			[ ! -s "$work/$p.$i.secs" ] || echo "$(cat "$work/$p.$i.secs") ${files[$i]} $p"
+		done
 	done >"$work/times"
 	[ -e "$TIMES" ] || : >"$TIMES"
-	awk 'NR == FNR { ran[$2] = 1; print; next } !($2 in ran)' "$work/times" "$TIMES" >"$TIMES.new" &&
+	awk 'NR == FNR { ran[$2 " " $3] = 1; print; next } !(($2 " " $3) in ran)' "$work/times" "$TIMES" >"$TIMES.new" &&
 		mv "$TIMES.new" "$TIMES"
 fi
 

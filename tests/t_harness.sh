@@ -57,6 +57,26 @@ test_the_shared_part_starts_the_file_that_took_longest_last_time() {
 	grep -qx '[0-9]* tests/t_long.sh' "$T/times" && grep -qx '5 tests/t_gone.sh' "$T/times" || fail "the record: $(cat "$T/times")"
 }
 
+# As each file's tests alone begin, a line says which, of how many, and
+# how long it and the rest of the part took last time (ZC_CHECK_TIMES),
+# which the run then keeps for each part.
+test_a_line_says_which_file_of_the_tests_alone_begins_and_the_time_left() {
+	tree
+	printf '. "$(dirname "$0")/lib.sh"\ntest_a() { runs_alone; }\nrun_tests "$@"\n' >"$T/tree/tests/t_a.sh"
+	printf '. "$(dirname "$0")/lib.sh"\n# a longer file\ntest_b() { runs_alone; }\nrun_tests "$@"\n' >"$T/tree/tests/t_b.sh"
+	printf '%s\n' "7 tests/t_b.sh alone" "3 tests/t_a.sh alone" >"$T/times"
+	(cd "$T/tree" && env -u TESTS -u QUICK TEST_JOBS=2 ZC_CHECK_TIMES="$T/times" bash tests/run.sh) >"$T/out" 2>&1 ||
+		fail "run.sh failed: $(cat "$T/out")"
+	expect_eq "$(grep '^# the tests alone, ' "$T/out")" "# the tests alone, 1 of 2: tests/t_b.sh (7 s last time; about 10 s of the tests alone left)
+# the tests alone, 2 of 2: tests/t_a.sh (3 s last time; about 3 s of the tests alone left)" "the progress lines"
+	grep -qx '[0-9]* tests/t_a.sh alone' "$T/times" && grep -qx '[0-9]* tests/t_b.sh alone' "$T/times" ||
+		fail "the record: $(cat "$T/times")"
+	printf '%s\n' "7 tests/t_b.sh alone" >"$T/times"
+	(cd "$T/tree" && env -u TESTS -u QUICK TEST_JOBS=2 ZC_CHECK_TIMES="$T/times" bash tests/run.sh) >"$T/out" 2>&1 ||
+		fail "run.sh failed: $(cat "$T/out")"
+	expect_eq "$(grep '^# the tests alone, 2 of 2' "$T/out")" "# the tests alone, 2 of 2: tests/t_a.sh (no time of these known yet)" "a file not yet timed"
+}
+
 # The unit programs run side by side; one that starts a meter (its source
 # calls soak_open or meter_start) runs after the rest, one at a time. Each
 # program's lines come out whole, in the order given; one that exits
