@@ -120,8 +120,8 @@ test_the_report_takes_the_window_every_pair_ran_in() {
 		fail "fleet.awk failed: $(cat "$T/report")"
 	expect_eq "$(cat "$T/report")" "the window: every pair running for 4.90 s of the 5 asked, from the last sender's start; the senders started within 100.0 ms of each other (each by its clock, less its offset)
 pair  sender -> receiver (address:port)       MB/s  load S%   us/KB S  load R%   us/KB R  retrans rwnd-lim% sndbuf-lim%  B/pkt
-1     a -> b (10.0.0.2:5201)                   1.0     20.0   133.267     20.0   133.267        3       1.5        2.5   1448
-2     c -> d (10.0.0.4:5202)                   2.0     20.0   133.267     20.0   133.267        3       1.5        2.5   1448
+1     a -> b (10.0.0.2:5201)                   1.0     20.0   133.267     20.0   133.267        3       1.5         2.5   1448
+2     c -> d (10.0.0.4:5202)                   2.0     20.0   133.267     20.0   133.267        3       1.5         2.5   1448
 3     e -> f (10.0.0.6:5203)             apart: it did not overlap the others (it ran from -10.10 s to -5.10 s of the last sender's start)
 host                     machine   sent MB/s  recv MB/s
 a                        m1              1.0        0.0
@@ -137,6 +137,15 @@ pairs not in the window:
   pair 3 (e -> f (10.0.0.6:5203)): it did not overlap the others (it ran from -10.10 s to -5.10 s of the last sender's start)" "the report"
 	expect_eq "$(awk -F, 'NR > 0 { print $1 "," $2 "," $3 "," $6 "," $12 "," $13 "," $(NF - 2) }' "$d/zc-fleet-runs.csv" | tr '\n' '|')" \
 		"1,write,65536,1.0,20.00,133.2667,1|1,write,65536,2.0,20.00,133.2667,2|" "the CSV's rows"
+	# Long names and addresses widen their columns: every row as long as its heading.
+	sed -i 's/^2 c d 10.0.0.4 /2 root@sender-with-a-long-name.example.org root@receiver-with-a-long-name.example.org fd00:1234:5678:9abc:def0::4 /' "$T/pairs"
+	rm -f "$d/zc-fleet-runs.csv"
+	awk -v out="$d" -v prefix=r1- -v round=1 -v secs=5 -v run=x -v columns="$BENCH_RUNS_COLUMNS" \
+		-f "$ROOT/scripts/json.awk" -f "$ROOT/scripts/report/fleet.awk" "$T/pairs" "$T/machines" >"$T/report" ||
+		fail "fleet.awk failed: $(cat "$T/report")"
+	expect_eq "$(sed -n 2,4p "$T/report" | awk '{ print length($0) }' | sort -u | wc -l)" 1 "the pairs' rows against their heading: $(sed -n 2,4p "$T/report")"
+	expect_eq "$(sed -n '/^host /,/^machine /p' "$T/report" | sed '$d' | awk '{ print length($0) }' | sort -u | wc -l)" 1 \
+		"the hosts' rows against their heading: $(sed -n '/^host /,/^machine /p' "$T/report")"
 }
 
 # Three pairs at once among four hosts (one host in two pairs: receiver of

@@ -119,20 +119,30 @@ END {
 		mdem[b] = cnt && moved_s[b] > 0 ? (mload[b] / 100) * mcpus[b] * 1e6 / (moved_s[b] * 1e6 / 1024) : ""
 	}
 	printf "the window: every pair running for %.2f s of the %s asked, from the last sender's start; the senders started within %.1f ms of each other (each by its clock, less its offset)\n", win, secs, (last - first) * 1000
-	printf "%-5s %-34s %9s %8s %9s %8s %9s %8s %9s %10s %6s\n", "pair", "sender -> receiver (address:port)", "MB/s", "load S%", "us/KB S", "load R%", "us/KB R", "retrans", "rwnd-lim%", "sndbuf-lim%", "B/pkt"
+	# The name columns as wide as their longest (long addresses kept the rest in line).
+	namew = 34
+	hostw = 24
+	for (i = 1; i <= n; i++) {
+		name = snd[i] " -> " rcv[i] " (" addr[i] ":" port[i] ")"
+		if (length(name) > namew) namew = length(name)
+		if (length(snd[i]) > hostw) hostw = length(snd[i])
+		if (length(rcv[i]) > hostw) hostw = length(rcv[i])
+	}
+	pname = "%-5s %-" namew "s"
+	printf pname " %9s %8s %9s %8s %9s %8s %9s %11s %6s\n", "pair", "sender -> receiver (address:port)", "MB/s", "load S%", "us/KB S", "load R%", "us/KB R", "retrans", "rwnd-lim%", "sndbuf-lim%", "B/pkt"
 	ncol = split(columns, col, " ")
 	csv = out "/zc-fleet-runs.csv"
 	for (i = 1; i <= n; i++) {
 		name = snd[i] " -> " rcv[i] " (" addr[i] ":" port[i] ")"
 		if (state[i] != "ran") {
-			printf "%-5s %-34s %s: %s\n", id[i], name, state[i] == "lost" ? "lost" : "apart", why[i]
+			printf pname " %s: %s\n", id[i], name, state[i] == "lost" ? "lost" : "apart", why[i]
 			lost = lost "\n  pair " id[i] " (" name "): " why[i]
 			continue
 		}
 		s = summary[i]
 		rt = json_get(s, "result.tcp_info.retrans_segments"); rw = json_get(s, "result.tcp_info.rwnd_limited_pct")
 		sb = json_get(s, "result.tcp_info.sndbuf_limited_pct"); bp = json_get(s, "link.tx_bytes_per_packet")
-		printf "%-5s %-34s %9.1f %8s %9s %8s %9s %8s %9s %10s %6s\n", id[i], name, mbs[i], f1(mload[ms[i]]), f3(mdem[ms[i]]),
+		printf pname " %9.1f %8s %9s %8s %9s %8s %9s %11s %6s\n", id[i], name, mbs[i], f1(mload[ms[i]]), f3(mdem[ms[i]]),
 			f1(mload[mr[i]]), f3(mdem[mr[i]]), dash(rt), dash(rw), dash(sb), dash(bp)
 		total += mbs[i]
 		split("", v)
@@ -153,14 +163,15 @@ END {
 	}
 	close(csv)
 	# Each host: its machine, and what its pairs in the window sent and received.
-	printf "%-24s %-8s %10s %10s\n", "host", "machine", "sent MB/s", "recv MB/s"
+	phost = "%-" hostw "s"
+	printf phost " %-8s %10s %10s\n", "host", "machine", "sent MB/s", "recv MB/s"
 	for (i = 1; i <= n; i++) {
 		if (!(snd[i] in hsent)) { hosts[++nh] = snd[i]; hmach[snd[i]] = ms[i]; hsent[snd[i]] = 0; hrecv[snd[i]] = 0 }
 		if (!(rcv[i] in hsent)) { hosts[++nh] = rcv[i]; hmach[rcv[i]] = mr[i]; hsent[rcv[i]] = 0; hrecv[rcv[i]] = 0 }
 		if (state[i] == "ran") { hsent[snd[i]] += mbs[i]; hrecv[rcv[i]] += mbs[i] }
 	}
 	for (k = 1; k <= nh; k++)
-		printf "%-24s %-8s %10.1f %10.1f\n", hosts[k], hmach[hosts[k]], hsent[hosts[k]], hrecv[hosts[k]]
+		printf phost " %-8s %10.1f %10.1f\n", hosts[k], hmach[hosts[k]], hsent[hosts[k]], hrecv[hosts[k]]
 	printf "%-8s %7s %5s %8s %8s %10s %9s  %s\n", "machine", "samples", "cpus", "load%", "kernel%", "MB/s moved", "us/KB", "hosts"
 	for (m = 1; m <= nm; m++) {
 		b = mid[m]
