@@ -813,9 +813,10 @@ test_matrix_rate_paces_every_cell_and_says_the_rate() {
 
 # --rate auto: every cell at full speed, then a rate of 20% of the slowest
 # cell's median there, in whole MiB a second, then every cell at it; the
-# report has both sections, full speed first, each with its own rounds.
+# report has both sections, full speed first, each with its own rounds. Its
+# last line repeats it comparably (--rate auto=RATE), and does.
 test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
-	local want
+	local want line again
 	matrix --modes sendfile,send --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate auto --rate-secs 0.3 "${PACED_METER[@]}"
 	want=$(awk -F, 'NR > 1 && $28 == "" && (min == "" || $6 < min) { min = $6 }
 		END { printf "%d", min * 1e6 * 20 / 100 / 1048576 }' "$T/out/zc-matrix-runs.csv")
@@ -830,6 +831,15 @@ test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 	expect_eq "$(grep -E '^(# at full speed|# paced at one rate|Verdict)' "$T/table" | cut -c1-22 | tr '\n' '|')" \
 		"# at full speed: each |Verdict: the transmit |# paced at one rate, z|Verdict at one rate, z|" "the sections in order"
 	expect_eq "$(grep -c -E "$ROW" "$T/table"):$(grep -c -E "$PACED_ROW" "$T/table")" "2:2" "rows: $(cat "$T/table")"
+	# The last line repeats the run comparably: its modes, at the rate it chose; so it does.
+	line=$(tail -n 1 "$T/table")
+	expect_eq "$line" "# to repeat this run comparably, its modes at its rate (then scripts/zc-report --compare on the two runs' CSVs): scripts/zc-matrix --calibrate-ms $CAL_MS --tare-ms $TARE --turns 0 --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate-secs 0.3 --calibrate-ms 100 --tare-ms $PACED_TARE --turns 0 --modes sendfile,send --rate auto=${want}m" "the line to repeat it"
+	eval "again=(${line#*: scripts/zc-matrix })"
+	(cd "$T" && bash "$ROOT/scripts/zc-matrix" "${again[@]}" --out "$T/again") >"$T/table2" 2>"$T/err" ||
+		fail "the repeat failed: $(cat "$T/err")"
+	grep -qx "# --rate auto=${want}m: zcc -R ${want}m ([0-9.]* MB/s), as given" "$T/table2" || fail "the repeat's rate: $(cat "$T/table2")"
+	expect_eq "$(awk -F, 'NR > 1 { print $28 == "" ? "full" : $28 }' "$T/again/zc-matrix-runs.csv" | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' '|')" \
+		"4 $((want * 1048576))|2 full|" "the repeat's runs of each phase"
 }
 
 # --turns: after each phase's rounds the modes take turns in one stream
@@ -1108,9 +1118,10 @@ test_matrix_rejects_bad_options() {
 	bad_option "--max-rounds must be at least --rounds" --rounds 6 --width 5 --max-rounds 3
 	bad_option "--bufsizes '64k': not a number" --bufsizes 64k
 	bad_option "--placements: unknown placement 'far'" --placements far
-	bad_option "--rate 'fast': not none, auto, or a rate in bytes a second (k, m, g: x1024)" --rate fast
-	bad_option "--rate '64mb': not none, auto, or a rate in bytes a second (k, m, g: x1024)" --rate 64mb
-	bad_option "--rate '99999999999999999999': not none, auto, or a rate in bytes a second (k, m, g: x1024)" \
+	bad_option "--rate 'fast': not none, auto, auto=RATE or a rate in bytes a second (k, m, g: x1024)" --rate fast
+	bad_option "--rate '64mb': not none, auto, auto=RATE or a rate in bytes a second (k, m, g: x1024)" --rate 64mb
+	bad_option "--rate 'auto=x': not none, auto, auto=RATE or a rate in bytes a second (k, m, g: x1024)" --rate auto=x
+	bad_option "--rate '99999999999999999999': not none, auto, auto=RATE or a rate in bytes a second (k, m, g: x1024)" \
 		--rate 99999999999999999999
 	bad_option "--rate '512': zcc -R takes 1k (1024 bytes a second) or more" --rate 512
 	bad_option "--rate-secs '0': not a number of seconds above 0" --rate-secs 0

@@ -45,7 +45,11 @@ turns_header() {
 #   [-12.0, -8.0], turned +11.1 [+8.7, +13.6]; the change +1.1, lo 1.1 -
 #   sqrt(2.41^2+2^2) = -2.0, hi 1.1 + sqrt(2.53^2+2^2) = +4.3: within +-5,
 #   no change; its load +1.00 [+0.80, +1.20] both times: 0 -+ sqrt(0.08).
-#   splice: set against send, then against uring: not compared.
+#   splice against send: +3.0 [+2.0, +4.0], then against uring with send
+#   against uring too: through uring, the ratio 0.94 / 0.90, +4.4 [+1.3,
+#   +7.7] (the logs' MOVER), the change +1.4 [-1.9, +4.9]: within +-5, no
+#   change; its load -0.45 - -1.00 = +0.55 -+ sqrt(0.1^2+0.2^2) = [+0.33,
+#   +0.77], the change +0.05 [-0.19, +0.29].
 #   b=64k against b=1m (-X's arms): +4.0 [+1.0, +7.0] then +24.0 [+21.0,
 #   +27.0]: +20.0 -+ sqrt(18) = [+15.8, +24.2]: changed.
 test_compare_of_two_turns_csvs_gives_each_change_with_its_interval() {
@@ -81,6 +85,9 @@ test_compare_of_two_turns_csvs_gives_each_change_with_its_interval() {
 sendfile against write, full speed, placement same, zcs -m read, -b 1048576, sender's meter:
   demand (%)       old +25.0 [+20.0, +30.0]       new +25.0 [+17.6, +33.3]       not resolved: +0.0 [-8.9, +9.7]
   load (points)    old +2.00 [+1.60, +2.40]       new +1.00 [+0.70, +1.30]       changed: -1.00 [-1.50, -0.50]
+splice against send, zcc -R 100m (104.9 MB/s), placement same, zcs -m read, -b 1048576, sender's meter (the new run's through uring, its cheapest):
+  demand (%)       old +3.0 [+2.0, +4.0]          new +4.4 [+1.3, +7.7]          no change: within +-4.9 (+1.4 [-1.9, +4.9])
+  load (points)    old +0.50 [+0.40, +0.60]       new +0.55 [+0.33, +0.77]       no change: within +-0.29 (+0.05 [-0.19, +0.29])
 uring against send, zcc -R 100m (104.9 MB/s), placement same, zcs -m read, -b 1048576, sender's meter:
   demand (%)       old +10.0 [+8.0, +12.0]        new +11.1 [+8.7, +13.6]        no change: within +-4.3 (+1.1 [-2.0, +4.3])
   load (points)    old +1.00 [+0.80, +1.20]       new +1.00 [+0.80, +1.20]       no change: within +-0.28 (+0.00 [-0.28, +0.28])
@@ -88,7 +95,6 @@ b=64k against b=1m, -m write, zcc -R 100m (104.9 MB/s), placement same, zcs -m r
   demand (%)       old +4.0 [+1.0, +7.0]          new +24.0 [+21.0, +27.0]       changed: +20.0 [+15.8, +24.2]
   load (points)    old +0.40 [+0.10, +0.70]       new +2.40 [+2.10, +2.70]       changed: +2.00 [+1.58, +2.42]
 arms not compared:
-  splice against send, zcc -R 100m (104.9 MB/s), placement same, zcs -m read, -b 1048576, sender's meter: the new run set splice against uring, not send (its cheapest was another): run both with the same arms
   write against send, zcc -R 50m (52.4 MB/s), placement same, zcs -m read, -b 1048576, sender's meter: in the new run only" "the comparison"
 }
 # One path given twice is both sides, old and new: each cell's rounds on

@@ -14,7 +14,12 @@
 #   hi = d + sqrt((new_hi - new)^2 + (old - old_lo)^2)
 # A pair of arms set the other way round in one run (the cheapest changed)
 # is turned to the other's: the load's points by their sign, the demand's
-# percent by 100 / (100 + p) - 1, its interval's ends swapped.
+# percent by 100 / (100 + p) - 1, its interval's ends swapped. A pair that
+# one run set each against a third arm, its cheapest (a run with other
+# modes had another), is taken through it: the load's points x - y, the
+# demand's ratio (1 + x/100) / (1 + y/100), their intervals again by MOVER
+# as if independent (on the ratio's log), which the shared third arm only
+# widens, and the line says which arm it went through.
 #
 # The verdict (-v same_pct, same_points): changed where the change's
 # interval leaves out 0; no change where it holds 0 and lies within
@@ -63,7 +68,32 @@ function side_of(s, cell, x, y, kind,   v, t) {
 			return ""
 		return turned_pct(v[1]) " " turned_pct(v[3]) " " turned_pct(v[2])
 	}
-	return ""
+	return through(s, cell, x, y, kind)
+}
+# through(S, CELL, X, Y, KIND): X against Y on side S from X's and Y's
+# against one arm Z, where the side has both; Z in via[S]; "" else.
+function through(s, cell, x, y, kind,   z, a, b, d, lo, hi, la, lb, i) {
+	if (!((s, cell, x) in against) || !((s, cell, y) in against))
+		return ""
+	z = against[s, cell, x]
+	if (z != against[s, cell, y] || z == x || z == y)
+		return ""
+	split(kind == "demand" ? dem[s, cell, x] : lod[s, cell, x], a, " ")
+	split(kind == "demand" ? dem[s, cell, y] : lod[s, cell, y], b, " ")
+	if (a[3] == "" || b[3] == "")
+		return ""
+	via[s] = z
+	if (kind == "load") {
+		d = a[1] - b[1]
+		return d " " (d - sqrt((a[1] - a[2]) ^ 2 + (b[3] - b[1]) ^ 2)) " " (d + sqrt((a[3] - a[1]) ^ 2 + (b[1] - b[2]) ^ 2))
+	}
+	if (a[2] <= -100 || b[2] <= -100)
+		return ""
+	for (i = 1; i <= 3; i++) { la[i] = log(1 + a[i] / 100); lb[i] = log(1 + b[i] / 100) }
+	d = la[1] - lb[1]
+	lo = d - sqrt((la[1] - la[2]) ^ 2 + (lb[3] - lb[1]) ^ 2)
+	hi = d + sqrt((la[3] - la[1]) ^ 2 + (lb[1] - lb[2]) ^ 2)
+	return (100 * (exp(d) - 1)) " " (100 * (exp(lo) - 1)) " " (100 * (exp(hi) - 1))
 }
 # line(LABEL, OLD, NEW, SAME, FMT): one measure's line: each side, and the change with its verdict.
 function line(label, o, n, same, fmt,   a, b, d, lo, hi, within, words) {
@@ -98,13 +128,15 @@ END {
 			if ((cell, x, y) in done || (cell, y, x) in done)
 				continue
 			done[cell, x, y] = 1
+			delete via
 			od = side_of(1, cell, x, y, "demand"); nd = side_of(2, cell, x, y, "demand")
 			ol = side_of(1, cell, x, y, "load"); nl = side_of(2, cell, x, y, "load")
 			if (od == "" && ol == "" || nd == "" && nl == "") {
 				apart = apart "\n  " x " against " y ", " cell ": " why_apart(cell, x, y)
 				continue
 			}
-			print x " against " y ", " cell ":"
+			print x " against " y ", " cell ((1 in via) ? " (the old run's through " via[1] ", its cheapest)" : "") \
+				((2 in via) ? " (the new run's through " via[2] ", its cheapest)" : "") ":"
 			if (od != "" && nd != "")
 				line("demand (%)", od, nd, same_pct, "%+.1f")
 			if (ol != "" && nl != "")
@@ -122,7 +154,7 @@ function why_apart(cell, x, y,   s, other) {
 		other = (s, cell, x) in against ? against[s, cell, x] : ""
 		if (other != "")
 			return "the " (s == 1 ? "old" : "new") " run set " x " against " other ", not " y \
-				" (its cheapest was another): run both with the same arms"
+				", and " y " against no arm with it: run both with the same arms"
 		return "in the " (s == 1 ? "new" : "old") " run only"
 	}
 	return "no figures"
