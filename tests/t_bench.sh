@@ -832,6 +832,7 @@ test_matrix_rate_auto_paces_at_a_share_of_the_slowest_cell() {
 		"# at full speed: each |Verdict: the transmit |# paced at one rate, z|Verdict at one rate, z|" "the sections in order"
 	expect_eq "$(grep -c -E "$ROW" "$T/table"):$(grep -c -E "$PACED_ROW" "$T/table")" "2:2" "rows: $(cat "$T/table")"
 	# The last line repeats the run comparably: its modes, at the rate it chose; so it does.
+	expect_eq "$(tail -n 2 "$T/table" | head -n 1)" "# the verdicts alone, in 100 columns: scripts/zc-report --verdict $T/out/zc-matrix-runs.csv" "the line before it"
 	line=$(tail -n 1 "$T/table")
 	expect_eq "$line" "# to repeat this run comparably, its modes at its rate (then scripts/zc-report --compare on the two runs' CSVs): scripts/zc-matrix --calibrate-ms $CAL_MS --tare-ms $TARE --turns 0 --placements none --rounds 1 --rate-rounds 2 --loops 5 --rate-secs 0.3 --calibrate-ms 100 --tare-ms $PACED_TARE --turns 0 --modes sendfile,send --rate auto=${want}m" "the line to repeat it"
 	eval "again=(${line#*: scripts/zc-matrix })"

@@ -505,6 +505,41 @@ test_report_gives_the_turns_verdict_from_the_turns_csv() {
 	expect_eq "$(cat "$T/err")" "zc-report: $T/none.csv: cannot be read"
 }
 
+# --verdict: the verdicts alone, each the full report's, in lines of 100
+# columns at most (a long row broken at a space, its rest indented 4 more),
+# no table, and nothing written beside the CSV.
+test_report_verdict_alone_fits_100_columns() {
+	local full rc
+	{
+		echo "$RUNS_HEADER"
+		csv_row 1 send 104857600 1.000 20.0 15.0 99.0 98.4
+		csv_row 1 write 104857600 1.100 22.0 16.0 98.0 97.0
+	} >"$T/zc-matrix-runs.csv"
+	{
+		echo "$TURNS_HEADER"
+		turns_row 104857600 write 0.900 18.0 104.8
+		turns_row 104857600 send 0.920 18.4 104.7 write differs slowdown 10.0 4.2 15.1
+		turns_row 104857600 splice 0.990 19.8 104.9 write differs slowdown 6.5 1.4 11.4 -20.5 -36.5 -3.7
+	} >"$T/zc-matrix-turns.csv"
+	mkdir "$T/v"
+	cp "$T/zc-matrix-runs.csv" "$T/zc-matrix-turns.csv" "$T/v/"
+	"$ROOT/scripts/zc-report" --verdict "$T/v/zc-matrix-runs.csv" >"$T/verdict" 2>"$T/err" || fail "zc-report --verdict: $(cat "$T/err")"
+	expect_eq "$(ls "$T/v" | tr '\n' ' ')" "zc-matrix-runs.csv zc-matrix-turns.csv " "what --verdict left beside the CSVs"
+	expect_eq "$(awk 'length($0) > 100' "$T/verdict")" "" "lines over 100 columns"
+	grep -q '^mode  ' "$T/verdict" && fail "a table in the verdict: $(cat "$T/verdict")"
+	expect_eq "$(grep -A3 '^    splice ' "$T/verdict")" "    splice     0.990 us/KB  load  19.8%    104.9 MB/s  costs +6.5% [+1.4, +11.4]: the slowdown
+        carries it, not CPU time the kernel counted, which went the other way, -20.5% [-36.5, -3.7]
+        (the soakers ran slower beside it: caches, memory, the hypervisor)
+    send       0.920 us/KB  load  18.4%    104.7 MB/s  costs +10.0% [+4.2, +15.1]: the slowdown" "a long row, broken"
+	# The same verdict as the full report's, word for word.
+	full=$("$ROOT/scripts/zc-report" "$T/zc-matrix-runs.csv" 2>&1 | sed -n '/^Verdict/,$p' | grep -v '^#' | tr -s ' \n' '  ')
+	expect_eq "$(sed -n '/^Verdict/,$p' "$T/verdict" | grep -v '^#' | tr -s ' \n' '  ')" "$full" "the verdict's words against the full report's"
+	rc=0
+	bash "$ROOT/scripts/zc-report" --verdict --width 5 "$T/zc-matrix-runs.csv" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$rc:$(cat "$T/err")" "2:zc-report: --verdict is the verdicts alone: not with --compare, --width, --out, --table or --interface" \
+		"--verdict with --width"
+}
+
 # Paths are files, whatever they hold: a '=' (awk took rate=400m/x.csv
 # for an assignment and read standard input), a backslash (awk's escapes
 # made --out 'o\tx' o<TAB>x), a leading '-' (head took it for an option).
