@@ -540,6 +540,34 @@ test_report_verdict_alone_fits_100_columns() {
 		"--verdict with --width"
 }
 
+# The plot: a bar's label its room (60 pixels a bar, 900 at least); lines
+# against zcc -b only where three sizes or more were run, a panel a group
+# (placement, receive mode, rate) and a line a mode, a paced group named by
+# its MB/s; two sizes, no lines (they were a line a mode and group between
+# two points, 18 of them in one panel).
+test_report_plots_the_buffer_sizes_a_panel_a_group_where_there_are_three() {
+	local b m
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
+	{
+		echo "$RUNS_HEADER"
+		for b in 4096 65536 1048576; do
+			for m in send zerocopy; do
+				csv_row 1 "$m" 104857600 1.000 20.0 15.0 99.0 98.4 | sed "s/,1048576,separate,/,$b,separate,/"
+			done
+		done
+	} >"$T/zc-matrix-runs.csv"
+	bash "$ROOT/scripts/zc-report" --out "$T/out" "$T/zc-matrix-runs.csv" >"$T/report" 2>&1 || fail "zc-report: $(cat "$T/report")"
+	expect_eq "$(grep -c 'against the buffer size: placement separate, zcs -m read, paced at 104.9 MB/s' "$T/out/zc-matrix-plot.txt")" 1 \
+		"the sizes' panel: $(cat "$T/out/zc-matrix-plot.txt")"
+	expect_eq "$(file -b "$T/out/zc-matrix.png" | sed 's/, 8-bit.*//')" "PNG image data, 900 x 750" "the picture: 2 panels, 6 bars"
+	grep "^round\|,65536," "$T/zc-matrix-runs.csv" >"$T/two.csv"
+	grep ",1048576," "$T/zc-matrix-runs.csv" >>"$T/two.csv"
+	mkdir "$T/two" && mv "$T/two.csv" "$T/two/zc-matrix-runs.csv"
+	bash "$ROOT/scripts/zc-report" "$T/two/zc-matrix-runs.csv" >"$T/report" 2>&1 || fail "zc-report: $(cat "$T/report")"
+	grep -q 'against the buffer size' "$T/two/zc-matrix-plot.txt" && fail "lines between two sizes: $(cat "$T/two/zc-matrix-plot.txt")"
+	return 0
+}
+
 # Paths are files, whatever they hold: a '=' (awk took rate=400m/x.csv
 # for an assignment and read standard input), a backslash (awk's escapes
 # made --out 'o\tx' o<TAB>x), a leading '-' (head took it for an option).
