@@ -386,7 +386,7 @@ test_report_says_where_the_table_and_the_turns_disagree_and_marks_a_busy_host() 
 #   send: 1 of its rounds, up to 12.2% busy" "the note under the table"
 	# The plot has the verdict: a panel of each method against the cheapest.
 	if command -v gnuplot >/dev/null; then
-		grep -q 'verdict, from the turns: separate, zcs -m read, -b 1048576, at 104857600 B/s' \
+		grep -q 'verdict, from the turns: separate, zcs -m read, -b 1048576, at 104.9 MB/s' \
 			"$T/out/zc-matrix-plot.txt" || fail "no verdict in the plot: $(cat "$T/out/zc-matrix-plot.txt")"
 		grep -q '^ *write  *send *$' "$T/out/zc-matrix-plot.txt" || fail "the verdict's arms not in order: $(cat "$T/out/zc-matrix-plot.txt")"
 	fi

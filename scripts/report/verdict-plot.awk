@@ -9,7 +9,7 @@
 	if (!(g in num)) {
 		num[g] = ++ng
 		title[ng] = $c["placement"] ", zcs -m " $c["recv"] ", -b " $c["bufsize"] \
-			(col("offload") == "" ? "" : ", " col("offload")) (rate() == "-" ? "" : ", at " rate() " B/s")
+			(col("offload") == "" ? "" : ", " col("offload")) (rate() == "-" ? "" : sprintf(", at %.1f MB/s", rate() / 1e6))
 	}
 	i = num[g]
 	n[i]++
