@@ -173,7 +173,8 @@ EOF
 	# The senders start together: within 100 ms (a few here).
 	awk '{ exit !($0 ~ /within [0-9.]+ ms/ && $(NF - 9) + 0 < 100) }' <<<"$(sed -n 1p <<<"$report")" ||
 		fail "the senders did not start together: $(sed -n 1p <<<"$report")"
-	expect_eq "$(sed -n 2p <<<"$report")" "pair  sender -> receiver (address:port)       MB/s  load S%   us/KB S  load R%   us/KB R  retrans rwnd-lim% sndbuf-lim%  B/pkt" "the pairs' heading"
+	# The name column as wide as the longest name, "root@10.253.0.1 -> root@10.253.0.2 (10.253.0.2:5201)".
+	expect_eq "$(sed -n 2p <<<"$report")" "pair  sender -> receiver (address:port)                         MB/s  load S%   us/KB S  load R%   us/KB R  retrans rwnd-lim% sndbuf-lim%  B/pkt" "the pairs' heading"
 	ROW='+-?[0-9]+\.[0-9] +-?[0-9]+\.[0-9]{3} +-?[0-9]+\.[0-9] +-?[0-9]+\.[0-9]{3} +[0-9]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+$'
 	expect_match "$(sed -n 3p <<<"$report")" "^1 +root@10\\.253\\.0\\.1 -> root@10\\.253\\.0\\.2 \\(10\\.253\\.0\\.2:5201\\) +10[0-9]\\.[0-9] $ROW"
 	expect_match "$(sed -n 4p <<<"$report")" "^2 +root@10\\.253\\.0\\.3 -> root@10\\.253\\.0\\.4 \\(10\\.253\\.0\\.4:5202\\) +10[0-9]\\.[0-9] $ROW"
