@@ -142,7 +142,6 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 		s->arms[i] = find_mode(items[i], 0);
 		s->queued_arms += s->arms[i]->queued;
 	}
-	s->mode = s->arms[0];
 	arms_buffers(s, given, "-m", list, NULL);
 }
 
@@ -193,11 +192,11 @@ static void parse_knob(struct settings *s, const char *given)
 	if (knob->option && strchr(given, knob->option))
 		opt_failx("-X %s: -%c sets the same, for every arm: give one of them", s->knob_arg,
 			  knob->option);
-	if (knob->chunk && !s->mode->chunked)
+	if (knob->chunk && !s->arms[0]->chunked)
 		opt_failx("-X %s: mode %s has no chunk to change (-b is for the modes that send "
-			  "a chunk at a time)", s->knob_arg, s->mode->name);
-	if (knob->not_with_copies && s->mode->counts_copies)
-		opt_failx("-X %s conflicts with -m %s: %s", s->knob_arg, s->mode->name,
+			  "a chunk at a time)", s->knob_arg, s->arms[0]->name);
+	if (knob->not_with_copies && s->arms[0]->counts_copies)
+		opt_failx("-X %s conflicts with -m %s: %s", s->knob_arg, s->arms[0]->name,
 			  knob->not_with_copies);
 	rest = eq + 1;
 	while ((tok = strsep(&rest, ","))) {
@@ -240,10 +239,10 @@ static void parse_knob(struct settings *s, const char *given)
 		if (times[a] > 1)
 			snprintf(k->label[a] + strlen(k->label[a]), sizeof(k->label[a]) - strlen(k->label[a]),
 				 "#%u", a + 1);
-	snprintf(s->list_name, sizeof(s->list_name), "%s -X %s", s->mode->name, s->knob_arg);
+	snprintf(s->list_name, sizeof(s->list_name), "%s -X %s", s->arms[0]->name, s->knob_arg);
 	for (unsigned a = 0; a < k->n; a++) {
-		s->arms[a] = s->mode;
-		s->queued_arms += s->mode->queued;
+		s->arms[a] = s->arms[0];
+		s->queued_arms += s->arms[0]->queued;
 	}
 	s->n_arms = k->n;
 	arms_buffers(s, given, "-X", s->knob_arg, knob->chunk ? k->value : NULL);
@@ -313,12 +312,12 @@ static void check_calibrate_alone(const char *given, int argc, char **argv)
 /* -q x -b x -P: the buffers must fit in memory (tx_buffers_fit). */
 static void check_buffer_memory(const struct settings *s)
 {
-	long depth = s->mode->queued ? s->depth : 1;
+	long depth = s->arms[0]->queued ? s->depth : 1;
 	double gib = 1024.0 * 1024 * 1024;
 	uint64_t host = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	uint64_t bytes = (uint64_t)s->streams * depth * s->bufsize;
 
-	if (!tx_buffers_fit(s->mode, bytes, host))
+	if (!tx_buffers_fit(s->arms[0], bytes, host))
 		opt_failx("-q %ld x -b %ld x -P %ld is %.1f GiB of buffers, more than half of "
 			  "this host's %.1f GiB of memory", depth, s->bufsize, s->streams,
 			  bytes / gib, host / gib);
@@ -348,10 +347,8 @@ static void check_file_memory(const struct settings *s)
  */
 static void name_the_modes(struct settings *s)
 {
-	if (s->n_arms == 1)
-		s->arms[0] = s->mode;
-	s->modes = (struct stream_modes){ .name = s->n_arms > 1 ? s->list_name : s->mode->name,
-					  .datagram = s->mode->datagram };
+	s->modes = (struct stream_modes){ .name = s->n_arms > 1 ? s->list_name : s->arms[0]->name,
+					  .datagram = s->arms[0]->datagram };
 	for (unsigned i = 0; i < s->n_arms; i++) {
 		s->modes.chunked |= s->arms[i]->chunked;
 		s->modes.queued |= s->arms[i]->queued;
@@ -376,15 +373,15 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	check_datagram_options(s, given);
 	/* The first row of each kind is its default: sendfile, or -u's sendmsg. */
 	if (!mode_arg || !strchr(mode_arg, ','))
-		s->mode = find_mode(mode_arg ? mode_arg : s->datagram ? "sendmsg" : "sendfile",
+		s->arms[0] = find_mode(mode_arg ? mode_arg : s->datagram ? "sendmsg" : "sendfile",
 				    s->datagram);
 	parse_arms(s, given, mode_arg);
 	if (given_S) {
 		const struct send_mode *m = find_mode(given_w ? "write" : "send", 0);
 
-		if (mode_arg && s->mode != m)
+		if (mode_arg && s->arms[0] != m)
 			opt_failx("-m %s conflicts with -S%s", mode_arg, given_w ? " -w" : "");
-		s->mode = m;
+		s->arms[0] = m;
 	}
 	parse_knob(s, given);
 	name_the_modes(s);

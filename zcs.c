@@ -136,9 +136,9 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 		if (strchr(given, 'A'))
 			opt_failx("-A sets the slots of modes that take turns: it needs -m with two "
 				  "or more, as -m read,trunc");
-		s->arms[0] = s->mode = find_mode(list, s->datagram);
+		s->arms[0] = find_mode(list, s->datagram);
 		s->n_arms = 1;
-		s->maps = s->mode->maps;
+		s->maps = s->arms[0]->maps;
 		return;
 	}
 	if (s->datagram)
@@ -148,7 +148,6 @@ static void parse_arms(struct settings *s, const char *given, const char *list)
 		s->arms[i] = find_mode(items[i], 0);
 		s->maps |= s->arms[i]->maps;
 	}
-	s->mode = s->arms[0];
 }
 
 /* What one option means for another, once all are read. */

@@ -65,7 +65,6 @@ struct settings {
 	long loops;
 	long time_ms;		/* -t: send for this long instead of -n loops; 0 */
 	int port;
-	const struct send_mode *mode;	/* with a list, its first */
 	const struct send_mode *arms[TURNS_MAX_ARMS];	/* -m A,B,...: the modes taking turns */
 	unsigned n_arms;	/* 1: one mode, arms[0] */
 	unsigned queued_arms;	/* of them, those -q sets */

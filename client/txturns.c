@@ -232,7 +232,7 @@ static void end_slot(struct txturns *turns)
 	turns_add(t, &sl);
 }
 
-/* tx_send_stream_turns's turn: the arm that sends the next file. */
+/* tx_send_stream's turn: the arm that sends the next file. */
 static struct sender *next(void *arg)
 {
 	struct txturns *turns = arg;
@@ -331,11 +331,11 @@ void txturns_send(struct txturns *turns, struct meter *m, const struct tx_plan *
 		  const struct tx_file *files, size_t n_files, int exchange)
 {
 	if (turns->n_arms == 1) {
-		tx_send_stream(turns->current, plan, files, n_files, turns->debug);
+		tx_send_stream(turns->current, NULL, NULL, plan, files, n_files, turns->debug);
 		return;
 	}
 	start(turns, m);
-	tx_send_stream_turns(turns->current, next, turns, plan, files, n_files, turns->debug);
+	tx_send_stream(turns->current, next, turns, plan, files, n_files, turns->debug);
 	schedule_event_end(turns->events, &turns->sched, turns->current->sent, NULL);
 	/* -E: zcs is of this suite, and takes the slot table after the stream. */
 	if (exchange)

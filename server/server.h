@@ -25,7 +25,6 @@ struct settings {
 	int debug;
 	int json;		/* -J */
 	char unit;		/* -f: the rates' unit (lib/units) */
-	const struct recv_mode *mode;	/* the first arm's: the one mode, without turns */
 	const struct recv_mode *arms[RX_MAX_ARMS];	/* -m A,B,...: the modes that take turns */
 	unsigned n_arms;		/* 1: no turns */
 	const char *mode_name;		/* as -m gave it: "read", "read,trunc" */

@@ -349,7 +349,7 @@ static void print_summary_json(const struct server *sv, const struct udp_peer *d
 	json_uint(&j, "stream", d->stream);
 	json_object(&j, "settings");
 	json_string(&j, "protocol", "udp");
-	json_string(&j, "mode", s->mode->name);
+	json_string(&j, "mode", s->arms[0]->name);
 	json_int(&j, "report_secs", s->report_secs);
 	if (s->cpu >= 0)
 		json_int(&j, "cpu", s->cpu);
@@ -577,19 +577,19 @@ void serve_datagrams(int fd, const struct settings *s, struct hostmeter *hm)
 	/* A receive that waits no longer than this, so that the loop looks up now and then. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
 		err(1, "setsockopt SO_RCVTIMEO");
-	rx_init(&r, fd, s->mode, 0, "", s->debug);
+	rx_init(&r, fd, s->arms[0], 0, "", s->debug);
 	r.deliver = take;
 	r.ctx = &sv;
 	rx_take_buffers(&r);
 	if (s->debug)
-		fprintf(stderr, "zcs: receive mode %s, datagrams\n", s->mode->name);
+		fprintf(stderr, "zcs: receive mode %s, datagrams\n", s->arms[0]->name);
 	timing_tick_start(s->report_secs * 1000, &tick);
 	for (;;) {
 		uint64_t now;
 
-		if (s->mode->receive(&r) < 0 && errno != EINTR && errno != EAGAIN &&
+		if (s->arms[0]->receive(&r) < 0 && errno != EINTR && errno != EAGAIN &&
 		    errno != EWOULDBLOCK && errno != ECONNREFUSED)
-			err(1, "-m %s: receiving", s->mode->name);
+			err(1, "-m %s: receiving", s->arms[0]->name);
 		now = timing_now_ns();
 		if (tick || now - last_look >= LOOK_UP_MS * 1000000ULL) {
 			if (hm)

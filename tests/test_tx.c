@@ -146,7 +146,7 @@ static size_t send_to_a_peer(const struct send_mode *m, unsigned depth, size_t b
 		if (connect(snd.sock, (struct sockaddr *)&sin, sizeof(sin)) < 0)
 			_exit(2);
 		tx_sender_connected(&snd);
-		tx_send_stream(&snd, &(struct tx_plan){ .loops = LOOPS }, files, N_FILES, 0);
+		tx_send_stream(&snd, NULL, NULL, &(struct tx_plan){ .loops = LOOPS }, files, N_FILES, 0);
 		unconfirmed = tx_await_close(&snd, 10);
 		if (snd.sent != expected_len)
 			_exit(4);

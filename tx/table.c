@@ -37,14 +37,8 @@ const char *tx_mode_names(int datagram, int queued_only)
 	return out;
 }
 
-void tx_send_stream(struct sender *snd, const struct tx_plan *plan, const struct tx_file *files,
-		    size_t n_files, int debug)
-{
-	snd->mode->send_stream(snd, NULL, NULL, plan, files, n_files, debug);
-}
-
-void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
-			  const struct tx_file *files, size_t n_files, int debug)
+void tx_send_stream(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
+		    const struct tx_file *files, size_t n_files, int debug)
 {
 	snd->mode->send_stream(snd, turn, arg, plan, files, n_files, debug);
 }

@@ -232,19 +232,17 @@ void tx_sender_close(struct sender *snd);
  */
 #define TX_TIMED_LOOPS 65536
 #define TX_TIMED_SLICES 4096
-void tx_send_stream(struct sender *snd, const struct tx_plan *plan, const struct tx_file *files,
-		    size_t n_files, int debug);
-
 /*
- * The same stream, sent by whichever sender turn(arg) gives before the
- * first byte and before each file (the length and data of a file go by one
- * sender; the loop and file counts by the one that sent the file before).
- * The senders share the socket, and each one's sent counts the whole stream
- * from the moment it is handed on: turn copies it from the sender before.
- * A datagram mode takes no turns.
+ * With turn (zcc's turns), the stream is sent by whichever sender turn(arg)
+ * gives before the first byte and before each file (the length and data of
+ * a file go by one sender; the loop and file counts by the one that sent the
+ * file before); without (NULL), by snd throughout. The senders share the
+ * socket, and each one's sent counts the whole stream from the moment it is
+ * handed on: turn copies it from the sender before. A datagram mode takes
+ * no turns.
  */
-void tx_send_stream_turns(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
-			  const struct tx_file *files, size_t n_files, int debug);
+void tx_send_stream(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
+		    const struct tx_file *files, size_t n_files, int debug);
 
 /*
  * Half-close, wait for the mode's last completions (a zero-copy mode's
@@ -303,7 +301,7 @@ int tx_uring_is_zc(const struct sender *snd);
 /* The next completion, waiting -W at most (then the end of the run). */
 void tx_uring_wait_cqe(struct sender *snd, struct io_uring_cqe *cqe);
 
-/* stream.c: a TCP stream's send_stream and await_end (tx_send_stream_turns, tx_await_close). */
+/* stream.c: a TCP stream's send_stream and await_end (tx_send_stream, tx_await_close). */
 void tx_stream_send(struct sender *snd, tx_turn_fn turn, void *arg, const struct tx_plan *plan,
 		    const struct tx_file *files, size_t n_files, int debug);
 /*
