@@ -11,7 +11,8 @@ GAP='[-+][0-9]+\.[0-9]'
 MODES=$(send_modes | paste -sd '|' -)
 # A table row: the cell, MB/s, then the rest; a paced section's rows have
 # the share of the rate reached between the two.
-ROW_CELL="^($MODES)!? +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -sd '|' -)) +\\| +$FIG +"
+# The mode may carry the table's marks: ! a run began busy, ~ a run had steal.
+ROW_CELL="^($MODES)!?~? +([0-9]+|-) +(none|separate|same) +($(recv_modes | paste -sd '|' -)) +\\| +$FIG +"
 ROW_REST="$FIG +$FIG +$NUM +$GAP \\| +$NUM +($NUM|-) +\\| +$PCT +\\| ([0-9]+%|-) +\\| ([0-9]+%|-) +\\| +([0-9]+|-) +([0-9]+|-) +([0-9]+|-) +[0-9]+ \\| +$NUM +$NUM +$NUM \\| (-|$NUM  $FIG)\$"
 ROW="$ROW_CELL$ROW_REST"
 PACED_ROW="$ROW_CELL([0-9]+%|-) +$ROW_REST"
