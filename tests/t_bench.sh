@@ -969,8 +969,11 @@ test_matrix_proto_udp_tables_the_datagram_modes() {
 	expect_eq "$(sed 1d "$T/out/zc-matrix-runs.csv" | wc -l)" 4 "runs CSV rows"
 	block=$(sed -n "/^  placement none, zcs -u -m gro:\$/,/^  placement\|^#/p" "$T/table" | grep '^    udp-')
 	expect_eq "$(echo "$block" | wc -l)" 4 "methods ranked for zcs -u -m gro: $block"
+	# A host too busy for any cell to keep the pace has nothing to rank: said, and skipped.
+	[ "$(grep -c ' missed the rate: ' <<<"$block")" -lt 4 ] ||
+		skip "the host was too busy for the datagram cells to keep their rate: $(sed -n 's/.*missed the rate: \(.*\); not ranked$/\1/p' <<<"$block" | head -n 1)"
 	# A round's demand of 0 or below (a load within the meter's noise) sets the rows by differences in us/KB.
-	echo "$block" | grep -v -E '^    udp-(sendmsg|gso) -l (1472|9000) +-?[0-9]+\.[0-9]{3} us/KB  load +-?[0-9]+\.[0-9]%  (cheapest|[-+][0-9.]+(%| us/KB) \[[-+][0-9.]+, [-+][0-9.]+\].*)$' &&
+	echo "$block" | grep -v -E '^    udp-(sendmsg|gso) -l (1472|9000) +(-?[0-9]+\.[0-9]{3} us/KB  load +-?[0-9]+\.[0-9]%  (cheapest|[-+][0-9.]+(%| us/KB) \[[-+][0-9.]+, [-+][0-9.]+\].*)|missed the rate: reached [0-9]+% without the meter, [0-9]+% with it; not ranked)$' &&
 		fail "verdict lines: $block"
 	return 0
 }

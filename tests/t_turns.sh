@@ -686,13 +686,14 @@ test_an_answer_out_of_range_is_said_to_make_no_sense() {
 	local fig want
 	make_files "$T/f"
 	answer_with 0.2,0.1,0.1
-	expect_eq "$(cat "$T/err")" "" "zcc's stderr with an answer that makes sense"
+	# (A busy host, or AddressSanitizer's, may keep zcc under its pace: that note is not this test's.)
+	expect_eq "$(grep -v ' of the rate asked ' "$T/err")" "" "zcc's stderr with an answer that makes sense"
 	expect_eq "$(grep -c '^receiver: arm ' "$T/out")" 2 "the receiver's arm lines"
 	for fig in 0.2,0.1,inf 1e308,0.1,0.1 0.2,-inf,0.1 0.2,nan,0.1; do
 		answer_with "$fig"
 		want="zcc: note: zcs's figures over the slots make no sense (slot 1's figures are out of range: load $(printf %g "${fig%%,*}"), time lost"
-		expect_eq "$(cut -c 1-${#want} "$T/err")" "$want" "zcc's stderr for $fig"
-		expect_match "$(cat "$T/err")" "ns\): the receiver's lines are missing\$" "the end of the note for $fig"
+		expect_eq "$(grep "^zcc: note: zcs's figures" "$T/err" | cut -c 1-${#want})" "$want" "zcc's stderr for $fig"
+		expect_match "$(grep -v ' of the rate asked ' "$T/err")" "ns\): the receiver's lines are missing\$" "the end of the note for $fig"
 		! grep -q '^receiver:' "$T/out" || fail "a receiver's line for $fig: $(grep '^receiver:' "$T/out")"
 		! grep -q 'nan' "$T/out" || fail "nan printed for $fig: $(cat "$T/out")"
 	done
