@@ -65,7 +65,10 @@ static const char *sysctl_named(const char *last)
 	    strlen(last) < 64)
 		for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
 			snprintf(full, sizeof(full), "%s.%.63s", dirs[d], last);
-			snprintf(path, sizeof(path), "/proc/sys/%s/%.63s", d ? "net/core" : "net/ipv4", last);
+			/* Its file: the name under /proc/sys, a dot a slash. */
+			snprintf(path, sizeof(path), "/proc/sys/%s", full);
+			for (char *c = path; *c; c++)
+				*c = *c == '.' ? '/' : *c;
 			if (access(path, F_OK) == 0)
 				return full;
 		}
@@ -211,7 +214,7 @@ static void parse_knob(struct settings *s, const char *given)
 			strcpy(k->text[k->n], tok);
 			break;
 		case KNOB_SIZE:
-			k->value[k->n] = opt_size('X', tok, knob->min, knob->max);
+			k->value[k->n] = options_value(knob->value, 'X', tok);
 			break;
 		case KNOB_RATE:
 			k->value[k->n] = opt_rate('X', tok, knob->min, knob->max);
@@ -388,10 +391,9 @@ static void check_options(struct settings *s, const char *given, const char *mod
 	if (s->n_cpu_list > 1 && s->streams == 1)
 		opt_failx("-B %d,...: a list of CPUs is for -P streams, one CPU each in turn",
 			  s->cpu_list[0]);
-	/* A corked partial segment waits up to 200 ms, and the zero-copy buffer under it too. */
+	/* -k is -X cork's setting for every arm, and conflicts as it does. */
 	if (s->cork && s->modes.counts_copies)
-		opt_failx("-k conflicts with -m %s: TCP_CORK holds each chunk's last partial segment "
-			  "for up to 200 ms, and the buffer under it until then", s->modes.name);
+		opt_failx("-k conflicts with -m %s: %s", s->modes.name, knob_find("cork")->not_with_copies);
 	each = rate_share(&s->rate, s->streams).bytes_per_sec;
 	if (s->rate.bytes_per_sec && each < MIN_STREAM_RATE)
 		opt_failx("-R %llu over -P %ld streams is %llu bytes/sec each: a stream needs at "

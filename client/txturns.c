@@ -109,16 +109,16 @@ static void apply_sysctl(struct txturns *turns, const struct knob *k, unsigned a
  * zero-copy send's buffer under it until then.
  */
 static const struct knob knobs[] = {
-	{ "b", 'b', KNOB_SIZE, 1, 1L << 30, .chunk = 1 },
-	{ "sndbuf", 'o', KNOB_SIZE, 1, INT_MAX / 2, .apply = apply_sockopt, .level = SOL_SOCKET,
+	{ "b", 'b', KNOB_SIZE, OPTION_CHUNK, .chunk = 1 },
+	{ "sndbuf", 'o', KNOB_SIZE, OPTION_SOCKBUF, .apply = apply_sockopt, .level = SOL_SOCKET,
 	  .optname = SO_SNDBUF, .said = "SO_SNDBUF" },
-	{ "nodelay", 'D', KNOB_SWITCH, 0, 1, .apply = apply_sockopt, .level = IPPROTO_TCP,
+	{ "nodelay", 'D', KNOB_SWITCH, OPTION_OWN, 0, 1, .apply = apply_sockopt, .level = IPPROTO_TCP,
 	  .optname = TCP_NODELAY, .said = "TCP_NODELAY" },
-	{ "cork", 'k', KNOB_SWITCH, 0, 1, .apply = apply_sockopt, .level = IPPROTO_TCP,
+	{ "cork", 'k', KNOB_SWITCH, OPTION_OWN, 0, 1, .apply = apply_sockopt, .level = IPPROTO_TCP,
 	  .optname = TCP_CORK, .said = "TCP_CORK",
 	  .not_with_copies = "TCP_CORK holds each chunk's last partial segment for up to 200 ms, "
 			     "and the buffer under it until then" },
-	{ "pacing", 'R', KNOB_RATE, MIN_STREAM_RATE, LONG_MAX, .apply = apply_pacing },
+	{ "pacing", 'R', KNOB_RATE, OPTION_OWN, MIN_STREAM_RATE, LONG_MAX, .apply = apply_pacing },
 	{ NULL, 0, KNOB_TEXT, .apply = apply_sysctl },
 };
 

@@ -16,6 +16,7 @@
 
 #include "lib/json.h"
 #include "lib/meter.h"
+#include "lib/options.h"
 #include "lib/schedule.h"
 #include "lib/sysctl.h"
 #include "lib/turnsout.h"
@@ -39,7 +40,7 @@ struct txturns;
  * root; it is put back at the end.
  */
 enum knob_values {
-	KNOB_SIZE,	/* a size, k, m, g taken (opt_size) */
+	KNOB_SIZE,	/* a size, k, m, g taken, within the shared limits of value (lib/options) */
 	KNOB_RATE,	/* a rate, as -R takes it */
 	KNOB_SWITCH,	/* 0 or 1 */
 	KNOB_TEXT,	/* written as given */
@@ -49,7 +50,8 @@ struct knob {
 	const char *name;	/* -X's NAME; NULL: the sysctl's row */
 	char option;		/* the option that sets the same for every arm; 0 */
 	enum knob_values values;
-	long min, max;
+	enum option_value value;	/* KNOB_SIZE: the option's limits it shares */
+	long min, max;		/* KNOB_RATE, KNOB_SWITCH: its own */
 	int chunk;		/* each arm's chunk, its own buffers (needs a mode with a chunk) */
 	const char *not_with_copies;	/* why a mode that counts its copies cannot take it */
 	void (*apply)(struct txturns *turns, const struct knob *k, unsigned arm);

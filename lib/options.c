@@ -50,7 +50,8 @@ long options_value(enum option_value v, int opt, const char *arg)
 	return l->size ? opt_size(opt, arg, l->min, l->max) : opt_long(opt, arg, l->min, l->max);
 }
 
-void options_cpu_list(int opt, const char *arg, struct cpu_list *l)
+/* -U's list of CPUs (taskset -c's form) into l, or a usage error naming it. */
+static void cpu_list(int opt, const char *arg, struct cpu_list *l)
 {
 	const char *why;
 
@@ -221,7 +222,7 @@ static void apply(const struct option_row *r, void *settings, int c, const char 
 		*(long *)field = opt_secs(c, arg, r->min, r->max);
 		break;
 	case OPTION_CPUS:
-		options_cpu_list(c, arg, (struct cpu_list *)field);
+		cpu_list(c, arg, (struct cpu_list *)field);
 		break;
 	case OPTION_UNIT:
 		*field = units_option(c, arg);

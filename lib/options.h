@@ -41,9 +41,6 @@ const struct option_limits *options_limits(enum option_value v);
 /* Option opt's argument arg as value v: within its limits, or a usage error naming it. */
 long options_value(enum option_value v, int opt, const char *arg);
 
-/* -U's list of CPUs (taskset -c's form) into l, or a usage error naming it. */
-void options_cpu_list(int opt, const char *arg, struct cpu_list *l);
-
 /* What an option does with its argument, or with being given. */
 enum option_kind {
 	OPTION_FLAG,	/* the field, an int, is 1 */

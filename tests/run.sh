@@ -158,10 +158,12 @@ run() {
 }
 
 # secs_of P.N: the seconds part P of file N took in the last make check
-# here (TIMES); empty where none is known.
+# here (last_secs, TIMES's lines read once: "SECS FILE" for the shared
+# part, "SECS FILE PART" for the others); empty where none is known.
+declare -A last_secs=()
 secs_of() {
-	awk -v f="${files[${1#*.}]}" -v p="${1%%.*}" '$2 == f && ($3 == p || (p == "shared" && NF == 2)) { s = $1 } END { print s }' \
-		"$TIMES" 2>/dev/null
+	local p=${1%%.*}
+	echo "${last_secs["${files[${1#*.}]}${p/#shared/}"]:-}"
 }
 
 # progress WHAT K N P.N [ITEM...]: a line as part P of file N begins, the
@@ -229,6 +231,11 @@ run_part() {
 # last, 45 s in, and the part ended 7 s after the meter's turn did.
 declare -A running=()
 TIMES=${ZC_CHECK_TIMES:-build/check-times}
+if [ -r "$TIMES" ]; then
+	while read -r t_secs t_file t_part; do
+		last_secs["$t_file$t_part"]=$t_secs
+	done <"$TIMES"
+fi
 order=$(for i in "${!files[@]}"; do echo "$i $(wc -l <"${files[$i]}") ${files[$i]}"; done |
 	awk -v times="$TIMES" 'BEGIN { while ((getline l <times) > 0) { if (split(l, w, " ") == 2) secs[w[2]] = w[1] } }
 		{ print secs[$3] + 0, $2, $1 }' |
