@@ -1,5 +1,5 @@
 /*
- * zcs's part of zcc's turns: samples of the meter along the stream, each
+ * The turns' followed source (rxturns.c), zcs's part of zcc's turns: samples of the meter along the stream, each
  * with the bytes received by then, given after the stream to the sender's
  * slots by their offsets (the slot table), so that each slot's figures are
  * the receiving host's over the very bytes the sender measured, whatever
@@ -37,7 +37,7 @@ void follow_start(struct follow *f, struct meter *m, int fd)
 	}
 	if (!f->bytes || !f->queued || !f->s || (cpus && (!f->steps || !f->cpu_ns)))
 		err(1, "the meter's samples along the stream");
-	f->on = 1;
+	follow_sample(f, 0, 1);
 }
 
 /* Every other sample dropped, and the period doubled: the samples' span, kept in bounds. */
@@ -104,8 +104,6 @@ void follow_sample(struct follow *f, uint64_t bytes, int force)
 	uint64_t now, cpu;
 	long queued;
 
-	if (!f->on)
-		return;
 	now = timing_now_ns();
 	if (!force && f->n && now - f->s[f->n - 1].ns < f->period_ns)
 		return;
@@ -148,23 +146,23 @@ static size_t first_at_or_after(const struct follow *f, uint64_t bytes)
 	return lo;
 }
 
-int follow_slots(struct follow *f, const unsigned char *table, size_t len, char *why,
-		 size_t why_len)
+int follow_slots(struct follow *f, struct turns *result, const unsigned char *table, size_t len,
+		 char *why, size_t why_len)
 {
 	struct turns_range *ranges;
 	size_t n;
 	int metered = f->m && !f->spoiled;
 
-	if (turns_table_decode(table, len, &f->result, &ranges, &n, why, why_len) < 0)
+	if (turns_table_decode(table, len, result, &ranges, &n, why, why_len) < 0)
 		return -1;
-	f->result.n_cpus = metered ? meter_cpus(f->m) : 0;
+	result->n_cpus = metered ? meter_cpus(f->m) : 0;
 	f->all = calloc(n ? n : 1, sizeof(*f->all));
 	f->measured = calloc(n ? n : 1, sizeof(*f->measured));
-	f->loads = calloc((n ? n : 1) * (f->result.n_cpus ? f->result.n_cpus : 1), sizeof(*f->loads));
+	f->loads = calloc((n ? n : 1) * (result->n_cpus ? result->n_cpus : 1), sizeof(*f->loads));
 	if (!f->all || !f->measured || !f->loads)
 		err(1, "calloc");
 	if (metered)
-		turns_set_cpus(&f->result, meter_cpu_list(f->m), meter_cpus(f->m));
+		turns_set_cpus(result, meter_cpu_list(f->m), meter_cpus(f->m));
 	f->n_table = n;
 	for (size_t i = 0; i < n; i++) {
 		/* The samples within the slot's bytes: its guard's end to its end. */
@@ -179,7 +177,7 @@ int follow_slots(struct follow *f, const unsigned char *table, size_t len, char 
 		b--;
 		sl->bytes = f->bytes[b] - f->bytes[a];
 		if (metered) {
-			double *loads = f->loads + i * f->result.n_cpus;
+			double *loads = f->loads + i * result->n_cpus;
 
 			meter_between(f->m, at(f, a), at(f, b), sl->bytes, &sl->fig);
 			meter_between_loads(f->m, at(f, a), at(f, b), loads);
@@ -189,44 +187,22 @@ int follow_slots(struct follow *f, const unsigned char *table, size_t len, char 
 		if (!sl->bytes || !sl->fig.ns)
 			continue;
 		f->measured[i] = 1;
-		turns_add(&f->result, sl);
+		turns_add(result, sl);
 	}
 	free(ranges);
-	f->answered = 1;
 	return 0;
 }
 
-void follow_answer(struct follow *f, int fd, const char *peer, int debug)
+void follow_answer(const struct follow *f, const struct turns *result, int fd, const char *peer,
+		   int debug)
 {
 	size_t len, done;
-	unsigned char *answer =
-		turns_answer_encode(f->all, f->measured, f->n_table, f->result.n_cpus, f->result.cpu,
-				    f->loads, &len);
+	unsigned char *answer = turns_answer_encode(f->all, f->measured, f->n_table, result->n_cpus,
+						    result->cpu, f->loads, &len);
 
 	if (net_write_full(fd, NET_IO_SEND, answer, len, &done, NULL) < 0 && debug)
 		warn("%s: the answer to the slot table, after %zu of %zu bytes", peer, done, len);
 	free(answer);
-}
-
-void follow_print(const struct follow *f, FILE *out, char unit)
-{
-	turns_print(&f->result, out, unit);
-	fprintf(out, "the meter along the stream: %zu samples, every %llu ms or more, taking %.1f ms "
-		     "of CPU; the receive queue's median %llu bytes\n",
-		f->taken, (unsigned long long)(f->period_ns / 1000000), f->cost_ns / 1e6,
-		(unsigned long long)turns_median(f->queued, f->n));
-}
-
-void follow_json(const struct follow *f, struct json *j)
-{
-	json_object(j, "turns");
-	json_string(j, "taken_by", "zcc");
-	turns_json(&f->result, j);
-	json_uint(j, "samples", f->taken);
-	json_uint(j, "sample_period_ms", f->period_ns / 1000000);
-	json_double(j, "samples_cpu_ms", f->cost_ns / 1e6, 3);
-	json_uint(j, "receive_queue_median_bytes", turns_median(f->queued, f->n));
-	json_close(j);
 }
 
 void follow_free(struct follow *f)
@@ -239,6 +215,5 @@ void follow_free(struct follow *f)
 	free(f->all);
 	free(f->loads);
 	free(f->measured);
-	turns_free(&f->result);
 	memset(f, 0, sizeof(*f));
 }

@@ -1,15 +1,34 @@
 /*
- * zcs -m A,B,...: the receive modes of one connection taking turns, slot by
- * slot on zcs's own clock, so that what the host does to the run moves
- * neighbouring slots alike and the arms' difference sheds it. The mode
- * changes between two receives: each mode takes whatever the decoder says
- * is due next, so a change never splits what one call reads.
+ * The turns at the receiver: one struct turns, whichever source gives the
+ * slots' edges. zcs's own (-m A,B,...): the receive modes of one connection
+ * take turns slot by slot on zcs's own clock, so that what the host does to
+ * the run moves neighbouring slots alike and the arms' difference sheds it;
+ * the mode changes between two receives, each taking whatever the decoder
+ * says is due next, so a change never splits what one call reads. zcc's,
+ * followed: the slots are the sender's, their edges the offsets its table
+ * gives after the stream (followslots.c).
  */
 #include <err.h>
 #include <string.h>
 
+#include "lib/net.h"
 #include "lib/timing.h"
 #include "server.h"
+
+/* Who took the turns, by the source of their edges: -J's "taken_by". */
+static const char *const taken_by[] = {
+	[RXTURNS_OWN] = "zcs",
+	[RXTURNS_FOLLOWED] = "zcc",
+};
+
+static void begin(struct rxturns *t, enum rxturns_edges edges, const struct settings *s,
+		  const char *peer)
+{
+	memset(t, 0, sizeof(*t));
+	t->edges = edges;
+	t->peer = peer;
+	t->debug = s->debug;
+}
 
 /* The mode of the arm whose slot begins now. */
 static void begin_slot(struct rxturns *t, uint64_t now, uint64_t bytes)
@@ -24,23 +43,28 @@ static void begin_slot(struct rxturns *t, uint64_t now, uint64_t bytes)
 			t->result.arm[arm]);
 }
 
-void rxturns_start(struct rxturns *t, const struct settings *s, struct meter *m,
-		   struct receiver *r)
+void rxturns_own(struct rxturns *t, const struct settings *s, struct meter *m,
+		 struct receiver *r)
 {
 	const char *names[RX_MAX_ARMS];
 
-	memset(t, 0, sizeof(*t));
+	begin(t, RXTURNS_OWN, s, r->peer);
 	for (unsigned i = 0; i < s->n_arms; i++)
 		names[i] = s->arms[i]->name;
 	t->r = r;
-	t->peer = r->peer;
-	t->debug = s->debug;
 	t->events = s->events;
 	turns_init(&t->result, TURNS_RECEIVER, names, s->n_arms, s->slot_ms);
 	t->result.n_cpus = meter_cpus(m);
 	schedule_init(&t->sched, s->n_arms, s->slot_ms, m);
-	t->on = 1;
+	t->measured = 1;
 	begin_slot(t, timing_now_ns(), 0);
+}
+
+void rxturns_follow(struct rxturns *t, const struct settings *s, struct meter *m,
+		    const struct receiver *r)
+{
+	begin(t, RXTURNS_FOLLOWED, s, r->peer);
+	follow_start(&t->follow, m, r->fd);
 }
 
 /* The slot that ends now: what it measured past its guard, kept. */
@@ -55,7 +79,9 @@ static void end_slot(struct rxturns *t, uint64_t bytes)
 
 void rxturns_received(struct rxturns *t, uint64_t bytes)
 {
-	if (!t->on)
+	if (t->edges == RXTURNS_FOLLOWED)
+		follow_sample(&t->follow, bytes, 0);
+	if (t->edges != RXTURNS_OWN)
 		return;
 	switch (schedule_due(&t->sched, timing_now_ns())) {
 	case SCHEDULE_SLOT_ENDS:
@@ -73,7 +99,9 @@ void rxturns_received(struct rxturns *t, uint64_t bytes)
 
 void rxturns_end(struct rxturns *t, uint64_t bytes)
 {
-	if (!t->on)
+	if (t->edges == RXTURNS_FOLLOWED)
+		follow_sample(&t->follow, bytes, 1);
+	if (t->edges != RXTURNS_OWN)
 		return;
 	schedule_event_end(t->events, &t->sched, bytes, t->peer);
 	if (t->debug)
@@ -85,14 +113,37 @@ void rxturns_end(struct rxturns *t, uint64_t bytes)
 		      meter_error(t->sched.meter));
 }
 
-void rxturns_print(const struct rxturns *t, FILE *out, char unit, uint64_t bytes)
+int rxturns_table(struct rxturns *t, int fd, const unsigned char *table, size_t len, char *why,
+		  size_t why_len)
+{
+	size_t done;
+
+	switch (t->edges) {
+	case RXTURNS_OWN:
+		/* zcs's slots are not zcc's: the answer says so, and zcc says why its receiver's lines are missing. */
+		if (net_write_full(fd, NET_IO_SEND, TURNS_DECLINE_MAGIC,
+				   sizeof(TURNS_DECLINE_MAGIC) - 1, &done, NULL) < 0 && t->debug)
+			warn("%s: declining the slot table", t->peer);
+		return 0;
+	case RXTURNS_FOLLOWED:
+		if (follow_slots(&t->follow, &t->result, table, len, why, why_len) < 0)
+			return -1;
+		t->measured = 1;
+		follow_answer(&t->follow, &t->result, fd, t->peer, t->debug);
+		return 0;
+	case RXTURNS_OFF:
+		break;
+	}
+	snprintf(why, why_len, "no turns were followed");
+	return -1;
+}
+
+/* What the own slots measured of the bytes, and their samples' cost; a note where many had nothing. */
+static void print_own(const struct rxturns *t, FILE *out, uint64_t bytes)
 {
 	uint64_t measured = turns_bytes(&t->result);
 	size_t all = t->result.n_slots + t->sched.short_slots;
 
-	if (!t->on)
-		return;
-	turns_print(&t->result, out, unit);
 	if (bytes) {
 		fprintf(out, "the slots measured %llu of the %llu bytes received (%.0f%%): the first "
 			"quarter of each slot (%.1f ms, its guard) is not measured, nor a slot the end "
@@ -110,20 +161,50 @@ void rxturns_print(const struct rxturns *t, FILE *out, char unit, uint64_t bytes
 		      t->sched.short_slots, all, t->sched.slot_ms);
 }
 
+void rxturns_print(const struct rxturns *t, FILE *out, char unit, uint64_t bytes)
+{
+	const struct follow *f = &t->follow;
+
+	if (!t->measured)
+		return;
+	turns_print(&t->result, out, unit);
+	if (t->edges == RXTURNS_OWN)
+		print_own(t, out, bytes);
+	else
+		fprintf(out, "the meter along the stream: %zu samples, every %llu ms or more, "
+			"taking %.1f ms of CPU; the receive queue's median %llu bytes\n", f->taken,
+			(unsigned long long)(f->period_ns / 1000000), f->cost_ns / 1e6,
+			(unsigned long long)turns_median(f->queued, f->n));
+}
+
 void rxturns_json(const struct rxturns *t, struct json *j)
 {
+	const struct follow *f = &t->follow;
+	int followed = t->edges == RXTURNS_FOLLOWED;
+
+	if (!t->measured) {
+		json_null(j, "turns");
+		return;
+	}
 	json_object(j, "turns");
-	json_string(j, "taken_by", "zcs");
+	json_string(j, "taken_by", taken_by[t->edges]);
 	turns_json(&t->result, j);
-	json_double(j, "samples_cpu_ms", t->sched.cost_ns / 1e6, 3);
+	if (followed) {
+		json_uint(j, "samples", f->taken);
+		json_uint(j, "sample_period_ms", f->period_ns / 1000000);
+	}
+	json_double(j, "samples_cpu_ms", (followed ? f->cost_ns : t->sched.cost_ns) / 1e6, 3);
+	if (followed)
+		json_uint(j, "receive_queue_median_bytes", turns_median(f->queued, f->n));
 	json_close(j);
 }
 
 void rxturns_free(struct rxturns *t)
 {
-	if (!t->on)
-		return;
-	schedule_free(&t->sched);
+	if (t->edges == RXTURNS_OWN)
+		schedule_free(&t->sched);
+	if (t->edges == RXTURNS_FOLLOWED)
+		follow_free(&t->follow);
 	turns_free(&t->result);
 	memset(t, 0, sizeof(*t));
 }

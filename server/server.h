@@ -81,13 +81,21 @@ void report_interval(const struct settings *s, struct intervals *iv, uint64_t fr
 /* -J: the intervals kept, as an array member. */
 void json_intervals(struct json *j, const struct intervals *iv);
 
-/* followslots.c: zcs's part of zcc's turns (zcc -m A,B,... -E). */
+/*
+ * The turns at the receiver, one engine with two sources of slot edges: zcs
+ * -m A,B,... (its receive modes taking turns by slots of its own clock,
+ * lib/schedule, each measured by the meter past its guard as it ends), or
+ * zcc's turns followed (zcc -m A,B,... -E: the meter's samples along the
+ * stream, each with the bytes come by then, given after the stream to the
+ * sender's slots by their offsets). Either way each slot's figures go to
+ * one struct turns, printed, written to -J's "turns" and compared alike.
+ */
 
-/* The meter's samples along a stream, at most one a FOLLOW_PERIOD_MS. */
+/* The meter's samples along a followed stream, at most one a FOLLOW_PERIOD_MS. */
 #define FOLLOW_PERIOD_MS 2
 
+/* followslots.c: the followed source, zcc's slots by their offsets. */
 struct follow {
-	int on;			/* the opening exchange was answered: a slot table may follow */
 	struct meter *m;	/* -c's; NULL: the bytes and the time alone */
 	int fd;			/* the connection: its receive queue is counted as come */
 	int spoiled;		/* a sample failed: no load figures */
@@ -99,58 +107,70 @@ struct follow {
 	size_t n, cap;
 	size_t taken;		/* samples taken, thinned ones too */
 	uint64_t cost_ns;	/* the CPU time they took */
-	struct turns result;	/* the sender's slots as this end measured them */
 	struct turns_slot *all;	/* every slot of the table, measured or not (the answer) */
 	double *loads;		/* and each one's load on each of the meter's CPUs */
 	int *measured;
 	size_t n_table;
-	int answered;		/* the table came, and made sense */
 };
 
-/* From the opening exchange on: the samples' store, with the meter m (may be NULL), for fd. */
+/* The samples' store, with the meter m (may be NULL), for fd; the first sample now. */
 void follow_start(struct follow *f, struct meter *m, int fd);
 /*
  * After a receive: a sample with the bytes read so far and those queued, if
  * a period has passed since the last (or force).
  */
 void follow_sample(struct follow *f, uint64_t bytes, int force);
-/* The slot table that followed the stream: each slot's figures from the samples. 0, or -1 with why. */
-int follow_slots(struct follow *f, const unsigned char *table, size_t len, char *why,
-		 size_t why_len);
+/* The slot table: each slot's figures from the samples, into result. 0, or -1 with why. */
+int follow_slots(struct follow *f, struct turns *result, const unsigned char *table, size_t len,
+		 char *why, size_t why_len);
 /* The answer to zcc: the figures of every slot of the table. */
-void follow_answer(struct follow *f, int fd, const char *peer, int debug);
-/* The arms' lines and comparisons, and what the samples cost; or -J's "turns" object. */
-void follow_print(const struct follow *f, FILE *out, char unit);
-void follow_json(const struct follow *f, struct json *j);
+void follow_answer(const struct follow *f, const struct turns *result, int fd, const char *peer,
+		   int debug);
 void follow_free(struct follow *f);
 
-/*
- * rxturns.c: zcs -m A,B,...: its receive modes taking turns on one
- * connection, by slots of its own clock (lib/schedule), the mode changing
- * between receives; each slot measured by the meter (-c) past its guard,
- * and the arms set against each other as zcc's are (lib/turns).
- */
-struct rxturns {
-	int on;
-	struct receiver *r;
-	const char *peer;
-	int debug;
-	FILE *events;		/* -e: the slot events (lib/schedule); NULL */
-	struct schedule sched;
-	struct turns result;
-	uint64_t bytes_at_guard;	/* the connection's bytes as the slot's measure began */
+/* rxturns.c: the engine. */
+
+enum rxturns_edges {
+	RXTURNS_OFF,		/* no turns */
+	RXTURNS_OWN,		/* zcs -m A,B,...: its own clock's */
+	RXTURNS_FOLLOWED,	/* zcc's slot table, after the stream */
 };
 
-/* From the first data on, the first slot now; m, the meter (NULL: the time and bytes alone). */
-void rxturns_start(struct rxturns *t, const struct settings *s, struct meter *m,
-		   struct receiver *r);
-/* After a receive, bytes the connection's so far: a slot's guard or end, if due, and its mode. */
+struct rxturns {
+	enum rxturns_edges edges;
+	const char *peer;
+	int debug;
+	struct turns result;	/* the slots as this end measured them */
+	int measured;		/* result holds slots: zcs's own, or zcc's table came and made sense */
+	/* RXTURNS_OWN: */
+	struct receiver *r;
+	FILE *events;		/* -e: the slot events (lib/schedule); NULL */
+	struct schedule sched;
+	uint64_t bytes_at_guard;	/* the connection's bytes as the slot's measure began */
+	/* RXTURNS_FOLLOWED: */
+	struct follow follow;
+};
+
+/* zcs -m A,B,...: from the first data on, the first slot now; m, the meter (NULL: the time and bytes alone). */
+void rxturns_own(struct rxturns *t, const struct settings *s, struct meter *m,
+		 struct receiver *r);
+/* zcc's turns followed: from the opening exchange on, the samples along the stream of r's. */
+void rxturns_follow(struct rxturns *t, const struct settings *s, struct meter *m,
+		    const struct receiver *r);
+/* After a receive, bytes the connection's so far: a slot's guard or end if due, or a sample. */
 void rxturns_received(struct rxturns *t, uint64_t bytes);
-/* The stream ended: the slot it cut short is not measured. */
+/* The stream ended: the last sample, or the slot it cut short is not measured. */
 void rxturns_end(struct rxturns *t, uint64_t bytes);
-/* The arms' lines and comparisons, what the slots measured of bytes, and the samples' cost. */
+/*
+ * The slot table that came after the stream (len bytes at table), and the
+ * answer to it on fd: each slot's figures, or with zcs's own turns a
+ * decline. 0, or -1 with why: not a table, counted as bytes after the end.
+ */
+int rxturns_table(struct rxturns *t, int fd, const unsigned char *table, size_t len, char *why,
+		  size_t why_len);
+/* The arms' lines and comparisons, and what the slots measured and the samples cost. */
 void rxturns_print(const struct rxturns *t, FILE *out, char unit, uint64_t bytes);
-/* -J's "turns" object. */
+/* -J's "turns" object, null where there were none. */
 void rxturns_json(const struct rxturns *t, struct json *j);
 void rxturns_free(struct rxturns *t);
 

@@ -53,9 +53,7 @@ struct conn {
 	int exchanged;		/* zcc -E: they were, and answered */
 	int exchange_counted;	/* as the last bytes that came, for -W */
 	struct meter *m;	/* -c's */
-	struct follow follow;	/* with the exchange: the meter along the stream, for zcc's turns */
-	struct rxturns turns;	/* -m A,B,...: zcs's own */
-	uint64_t table_bytes;	/* the slot table's, which came after the stream */
+	struct rxturns turns;	/* -m A,B,...: zcs's own; or with the exchange, zcc's followed */
 	uint64_t accepted_ns;	/* when it was accepted (CLOCK_MONOTONIC) */
 	uint32_t table_max_slots;	/* the most a table may hold, once the stream was whole */
 };
@@ -123,7 +121,7 @@ static void conn_take_buffers(struct conn *c, const struct settings *s)
 	net_set_rcvlowat(c->r.fd, s->rcvlowat, s->debug);
 	rx_take_buffers(&c->r);
 	if (s->n_arms > 1)
-		rxturns_start(&c->turns, s, c->m, &c->r);
+		rxturns_own(&c->turns, s, c->m, &c->r);
 }
 
 /*
@@ -156,10 +154,8 @@ static ssize_t await_first_data(struct conn *c, const struct settings *s, int64_
 			 * zcc is of this suite: a slot table may follow the stream,
 			 * followed, or with turns of zcs's own declined.
 			 */
-			if (s->n_arms == 1) {
-				follow_start(&c->follow, c->m, c->r.fd);
-				follow_sample(&c->follow, 0, 1);
-			}
+			if (s->n_arms == 1)
+				rxturns_follow(&c->turns, s, c->m, &c->r);
 			c->r.rx.keep = keep_a_table;
 			c->r.rx.keep_arg = c;
 			errno = EINTR;
@@ -223,73 +219,54 @@ static void print_summary_json(const struct settings *s, const struct conn *c,
 	/* Every member of docs/zc-json.schema.json's, null where it does not apply. */
 	window_json(&j, &c->win, fig ? &hm->m : NULL, fig, c->arr.shared);
 	limit_json(&j, limit);
-	if (c->follow.answered)
-		follow_json(&c->follow, &j);
-	else if (c->turns.on)
-		rxturns_json(&c->turns, &j);
-	else
-		json_null(&j, "turns");
+	rxturns_json(&c->turns, &j);
 	json_end(&j);
 }
 
 /*
- * After the stream, from a zcc that took turns while zcs took its own: the
- * table is not the stream's, and zcs's slots are not zcc's; the answer
- * says so (TURNS_DECLINE_MAGIC), and zcc says why the receiver's lines
- * are missing.
+ * What came after zcc's stream, as zcs following its turns takes it: one
+ * table, each part of it kept as it came (not a table, or more slots than
+ * the stream had time for, are refused). 1, or 0 with why.
  */
-/* What came after the stream is the slot table: out of the stream's count. */
-static void table_out_of_the_count(struct conn *c, uint64_t *bytes)
-{
-	c->table_bytes = c->r.rx.extra_bytes;
-	c->r.rx.extra_bytes = 0;
-	*bytes -= c->table_bytes;
-}
-
-static void decline_the_slot_table(struct conn *c, const struct settings *s, uint64_t *bytes)
+static int one_table(const struct conn *c, char *why, size_t why_len)
 {
 	const struct proto_rx *rx = &c->r.rx;
-	size_t done;
 
-	if (rx->after_len != rx->extra_bytes || rx->after_len < sizeof(TURNS_TABLE_MAGIC) - 1 ||
-	    memcmp(rx->after, TURNS_TABLE_MAGIC, sizeof(TURNS_TABLE_MAGIC) - 1) != 0)
-		return;
-	table_out_of_the_count(c, bytes);
-	if (net_write_full(c->r.fd, NET_IO_SEND, TURNS_DECLINE_MAGIC,
-			   sizeof(TURNS_DECLINE_MAGIC) - 1, &done, NULL) < 0 && s->debug)
-		warn("%s: declining the slot table", c->r.peer);
+	if (!turns_table_want(rx->after, rx->after_len, c->table_max_slots, why, why_len))
+		return 0;
+	if (rx->after_len == rx->extra_bytes)
+		return 1;
+	snprintf(why, why_len, "%llu bytes, more than a table's %zu",
+		 (unsigned long long)rx->extra_bytes, rx->after_len);
+	return 0;
 }
 
 /*
- * After the stream, from a zcc that took turns: its slot table, each slot's
- * figures from the samples, and the answer, before the close. The table's
- * bytes are not the stream's: they leave the count.
+ * After the stream, from a zcc that took turns: its slot table, taken and
+ * answered before the close (each slot's figures, or with zcs's own turns
+ * a decline, and zcc says why its receiver's lines are missing). The
+ * table's bytes are not the stream's: they leave the count.
  */
-static void take_the_slot_table(struct conn *c, const struct settings *s, uint64_t *bytes)
+static void take_the_slot_table(struct conn *c, uint64_t *bytes)
 {
-	const struct proto_rx *rx = &c->r.rx;
+	struct proto_rx *rx = &c->r.rx;
 	char why[200];
 
 	if (!c->exchanged || proto_rx_waiting_for(rx) || !rx->extra_bytes)
 		return;
-	if (c->turns.on) {
-		decline_the_slot_table(c, s, bytes);
+	/* With zcs's own turns, declined where it is a table; anything else is bytes after the end. */
+	if (c->turns.edges == RXTURNS_OWN &&
+	    (rx->after_len != rx->extra_bytes || rx->after_len < sizeof(TURNS_TABLE_MAGIC) - 1 ||
+	     memcmp(rx->after, TURNS_TABLE_MAGIC, sizeof(TURNS_TABLE_MAGIC) - 1) != 0))
 		return;
-	}
-	/* Refused as it came (not a table, or more slots than the stream had time for), or more than one. */
-	if (!turns_table_want(rx->after, rx->after_len, c->table_max_slots, why, sizeof(why)) ||
-	    rx->after_len != rx->extra_bytes ||
-	    follow_slots(&c->follow, rx->after, rx->after_len, why, sizeof(why)) < 0) {
-		if (turns_table_want(rx->after, rx->after_len, c->table_max_slots, NULL, 0) &&
-		    rx->after_len != rx->extra_bytes)
-			snprintf(why, sizeof(why), "%llu bytes, more than a table's %zu",
-				 (unsigned long long)rx->extra_bytes, rx->after_len);
+	if ((c->turns.edges != RXTURNS_OWN && !one_table(c, why, sizeof(why))) ||
+	    rxturns_table(&c->turns, c->r.fd, rx->after, rx->after_len, why, sizeof(why)) < 0) {
 		warnx("%s: what came after the stream is not a slot table (%s): counted as bytes "
 		      "after the end", c->r.peer, why);
 		return;
 	}
-	table_out_of_the_count(c, bytes);
-	follow_answer(&c->follow, c->r.fd, c->r.peer, s->debug);
+	*bytes -= rx->extra_bytes;
+	rx->extra_bytes = 0;
 }
 
 /* The child's whole life: receive until the peer closes, reporting as it goes. */
@@ -338,7 +315,6 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		if (n > 0) {
 			bytes += n;
 			c.reads++;
-			follow_sample(&c.follow, bytes, 0);
 			rxturns_received(&c.turns, bytes);
 			if (s->sockopts.quickack)
 				net_quickack(fd);
@@ -360,7 +336,6 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		if (n > 0)
 			continue;
 		if (n == 0) {
-			follow_sample(&c.follow, bytes, 1);
 			rxturns_end(&c.turns, bytes);
 			break;
 		}
@@ -380,7 +355,7 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		break;
 	}
 	timing_tick_stop();
-	take_the_slot_table(&c, s, &bytes);
+	take_the_slot_table(&c, &bytes);
 	if (hm)
 		metered = hostmeter_window(hm, peer, c.arr.accepted_as, bytes, &fig, &c.arr.shared);
 	window_close(&c.arr.win, 1, fd, &c.win);
@@ -402,8 +377,6 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 		netstat_print(stdout, &c.win.host);
 		printf("\n");
 	}
-	if (c.follow.answered && !s->json)
-		follow_print(&c.follow, stdout, s->unit);
 	if (!s->json)
 		rxturns_print(&c.turns, stdout, s->unit, bytes);
 	if (metered && !s->json)
@@ -422,7 +395,6 @@ static int serve(int fd, const struct settings *s, struct hostmeter *hm, const c
 	close(fd);
 	incomplete = proto_rx_waiting_for(&c.r.rx) != NULL;
 	rx_close(&c.r);
-	follow_free(&c.follow);
 	rxturns_free(&c.turns);
 	free(c.intervals.list);
 	return incomplete || (hm && !metered) ? 1 : 0;
