@@ -364,9 +364,7 @@ void soak_sample_free(struct soak_sample *smp)
 	free(smp->steps);
 	free(smp->cpu_ns);
 	free(smp->stat);
-	smp->steps = NULL;
-	smp->cpu_ns = NULL;
-	smp->stat = NULL;
+	memset(smp, 0, sizeof(*smp));
 }
 
 void soak_sample_copy(struct soak_sample *dst, const struct soak_sample *src, int n_cpus)

@@ -72,11 +72,7 @@ void turns_free(struct turns *t)
 	free(t->slots);
 	free(t->cpu);
 	free(t->cpu_load);
-	t->slots = NULL;
-	t->cpu = NULL;
-	t->cpu_load = NULL;
-	t->n_slots = t->cap_slots = 0;
-	t->n_cpu = 0;
+	memset(t, 0, sizeof(*t));
 }
 
 void turns_set_cpus(struct turns *t, const int *cpus, int n)
@@ -337,9 +333,7 @@ void turns_compare_free(struct turns_comparison *c)
 	free(c->cpu_points);
 	free(c->cpu_verdict);
 	free(c->cpu_ceiling);
-	c->cpu_points = NULL;
-	c->cpu_verdict = NULL;
-	c->cpu_ceiling = NULL;
+	memset(c, 0, sizeof(*c));
 }
 
 /*

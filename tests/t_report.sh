@@ -230,20 +230,25 @@ bad_csv() {
 	[ ! -s "$T/out" ] || fail "a report of a bad CSV: $(cat "$T/out")"
 }
 
+# Two runs each of send and write, at full speed and at -R 100m (98-99% of it reached).
+send_and_write_at_two_rates() {
+	csv_row 1 send "" 0.800 60.0 58.0 "" ""
+	csv_row 2 send "" 0.810 61.0 58.0 "" ""
+	csv_row 1 write "" 0.900 62.0 60.0 "" ""
+	csv_row 2 write "" 0.910 63.0 60.0 "" ""
+	csv_row 1 send 104857600 1.000 20.0 15.0 99.0 98.4
+	csv_row 2 send 104857600 1.010 20.2 15.2 99.2 98.2
+	csv_row 1 write 104857600 1.100 22.0 16.0 98.0 97.0
+	csv_row 2 write 104857600 1.111 22.2 16.2 98.2 97.2
+}
+
 # The report, of runs made up for it: a section per rate; at one rate the
 # gap, the share of the rate reached, the load beside the demand, and a
 # method that missed the rate named instead of ranked, however cheap.
 test_report_at_one_rate_sets_aside_a_method_that_missed_it() {
 	{
 		echo "$RUNS_HEADER"
-		csv_row 1 send "" 0.800 60.0 58.0 "" ""
-		csv_row 2 send "" 0.810 61.0 58.0 "" ""
-		csv_row 1 write "" 0.900 62.0 60.0 "" ""
-		csv_row 2 write "" 0.910 63.0 60.0 "" ""
-		csv_row 1 send 104857600 1.000 20.0 15.0 99.0 98.4
-		csv_row 2 send 104857600 1.010 20.2 15.2 99.2 98.2
-		csv_row 1 write 104857600 1.100 22.0 16.0 98.0 97.0
-		csv_row 2 write 104857600 1.111 22.2 16.2 98.2 97.2
+		send_and_write_at_two_rates
 		csv_row 1 zerocopy 104857600 0.500 10.0 9.0 80.2 79.0
 		csv_row 2 zerocopy 104857600 0.510 10.2 9.2 80.0 79.2
 	} >"$T/runs.csv"
@@ -328,14 +333,7 @@ test_a_report_of_two_rates_plots_each_verdict() {
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
 	{
 		echo "$RUNS_HEADER"
-		csv_row 1 send "" 0.540 6.3 5.0 "" ""
-		csv_row 2 send "" 0.548 6.4 5.1 "" ""
-		csv_row 1 write "" 0.900 9.0 8.0 "" ""
-		csv_row 2 write "" 0.910 9.1 8.1 "" ""
-		csv_row 1 send 104857600 0.540 6.3 5.0 99.0 98.4
-		csv_row 2 send 104857600 0.548 6.4 5.1 99.0 98.4
-		csv_row 1 write 104857600 0.900 9.0 8.0 98.0 97.0
-		csv_row 2 write 104857600 0.910 9.1 8.1 98.0 97.0
+		send_and_write_at_two_rates
 	} >"$T/zc-matrix-runs.csv"
 	{
 		echo "$TURNS_HEADER"

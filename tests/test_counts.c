@@ -79,6 +79,18 @@ static void each_bad_file_has_its_own_message(void)
 	static const char not_per_cpu[] =
 		": the fourth line is not 'per_cpu CPU:RATE ...', a rate for each of its CPUs: run "
 		"'cyclesoak -C' on an idle system";
+	static const struct {
+		const char *text;
+		int cpus;
+	} bad_per_cpu[] = {
+		{ "100\ncpus 2\nspread 1.2%\nper_cpu 0:50\n", 2 },
+		{ "100\ncpus 1\nspread 1.2%\nper_cpu 0:50 1:50\n", 1 },
+		{ "100\ncpus 2\nspread 1.2%\nper_cpu 0:50 0:50\n", 2 },
+		{ "100\ncpus 2\nspread 1.2%\nper_cpu 0:50 1:0\n", 2 },
+		{ "100\ncpus 2\nspread 1.2%\nper_cpu 0:50  1:50\n", 2 },
+		{ "100\ncpus 2\nspread 1.2%\nper_cpu 0:50 1:50 \n", 2 },
+		{ "100\ncpus 1\nspread 1.2%\nper_cpu 1024:50\n", 1 },
+	};
 	static struct soak_counts c = { .per_sec = 42 };
 	char why[256], want[512];
 
@@ -94,13 +106,9 @@ static void each_bad_file_has_its_own_message(void)
 		      "'cyclesoak -C -N 2' or measure with -N 1");
 	check_refused("100\ncpus 1\nspread 1.2\n", 1, &c, not_spread);
 	check_refused("100\ncpus 1\nspread 1.2%x\n", 1, &c, not_spread);
-	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50\n", 2, &c, not_per_cpu);
-	check_refused("100\ncpus 1\nspread 1.2%\nper_cpu 0:50 1:50\n", 1, &c, not_per_cpu);
-	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50 0:50\n", 2, &c, not_per_cpu);
-	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50 1:0\n", 2, &c, not_per_cpu);
-	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50  1:50\n", 2, &c, not_per_cpu);
-	check_refused("100\ncpus 2\nspread 1.2%\nper_cpu 0:50 1:50 \n", 2, &c, not_per_cpu);
-	check_refused("100\ncpus 1\nspread 1.2%\nper_cpu 1024:50\n", 1, &c, not_per_cpu);
+	/* A rate missing, one too many, a CPU twice, a rate of 0, a space too many, a CPU out of range. */
+	for (size_t i = 0; i < sizeof(bad_per_cpu) / sizeof(bad_per_cpu[0]); i++)
+		check_refused(bad_per_cpu[i].text, bad_per_cpu[i].cpus, &c, not_per_cpu);
 	check_refused("100\ncpus 1\nspread 1.2%\nper_cpu 0:50\nmore\n", 1, &c,
 		      ": it has more than four lines: run 'cyclesoak -C' on an idle system");
 	/* A rate a CPU serves any set of its CPUs; a CPU it did not calibrate is refused. */

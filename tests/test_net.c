@@ -32,18 +32,38 @@ static int accept_one(int lfd)
 	return fd;
 }
 
+/* A listener on 127.0.0.1 with lopts, a connection to it with copts, and the connection accepted. */
+struct loopback {
+	int lfd, port, fd, afd;
+};
+
+static struct loopback connected(const struct net_sockopts *lopts, const struct net_sockopts *copts)
+{
+	struct loopback l;
+
+	l.lfd = net_listen("127.0.0.1", 0, lopts, 0);
+	l.port = local_port(l.lfd);
+	l.fd = net_connect("127.0.0.1", l.port, copts, 0);
+	l.afd = accept_one(l.lfd);
+	return l;
+}
+
+static void disconnect(struct loopback *l)
+{
+	close(l->fd);
+	close(l->afd);
+	close(l->lfd);
+}
+
 static void listen_and_connect_on_ipv4(void)
 {
-	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
-	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
+	struct loopback l = connected(&autotune, &autotune);
 	char c = 0;
 
-	CHECK(port > 0);
-	CHECK(write(fd, "z", 1) == 1);
-	CHECK(read(afd, &c, 1) == 1 && c == 'z');
-	close(fd);
-	close(afd);
-	close(lfd);
+	CHECK(l.port > 0);
+	CHECK(write(l.fd, "z", 1) == 1);
+	CHECK(read(l.afd, &c, 1) == 1 && c == 'z');
+	disconnect(&l);
 }
 
 static void wildcard_listener_takes_ipv4_and_ipv6(void)
@@ -72,29 +92,23 @@ static int get_int_opt(int fd, int level, int name)
 static void buffer_sizes_are_set_and_inherited(void)
 {
 	struct net_sockopts bufs = { .rcvbuf_bytes = 96 * 1024, .sndbuf_bytes = 48 * 1024 };
-	int lfd = net_listen("127.0.0.1", 0, &bufs, 0), port = local_port(lfd);
-	int fd = net_connect("127.0.0.1", port, &bufs, 0), afd = accept_one(lfd);
+	struct loopback l = connected(&bufs, &bufs);
 
 	/* Linux reports twice what was asked, the other half being its bookkeeping. */
-	CHECK(get_int_opt(fd, SOL_SOCKET, SO_RCVBUF) == 2 * 96 * 1024);
-	CHECK(get_int_opt(fd, SOL_SOCKET, SO_SNDBUF) == 2 * 48 * 1024);
-	CHECK(get_int_opt(afd, SOL_SOCKET, SO_RCVBUF) == 2 * 96 * 1024);
-	close(fd);
-	close(afd);
-	close(lfd);
+	CHECK(get_int_opt(l.fd, SOL_SOCKET, SO_RCVBUF) == 2 * 96 * 1024);
+	CHECK(get_int_opt(l.fd, SOL_SOCKET, SO_SNDBUF) == 2 * 48 * 1024);
+	CHECK(get_int_opt(l.afd, SOL_SOCKET, SO_RCVBUF) == 2 * 96 * 1024);
+	disconnect(&l);
 }
 
 /* zcc -M: the MSS is set before connect(); the kernel settles on it less the timestamp option. */
 static void mss_is_set_before_connecting(void)
 {
 	struct net_sockopts opts = { .mss = 1012 };
-	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
-	int fd = net_connect("127.0.0.1", port, &opts, 0), afd = accept_one(lfd);
+	struct loopback l = connected(&autotune, &opts);
 
-	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_MAXSEG) == 1000);
-	close(fd);
-	close(afd);
-	close(lfd);
+	CHECK(get_int_opt(l.fd, IPPROTO_TCP, TCP_MAXSEG) == 1000);
+	disconnect(&l);
 }
 
 /*
@@ -106,20 +120,17 @@ static void mss_is_set_before_connecting(void)
 static void rcvlowat_leaves_a_window_past_the_mark(void)
 {
 	struct net_sockopts fixed = { .rcvbuf_bytes = 65536 };
-	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
-	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
-	int fixed_fd = net_connect("127.0.0.1", port, &fixed, 0), fixed_afd = accept_one(lfd);
+	struct loopback l = connected(&autotune, &autotune);
+	int fixed_fd = net_connect("127.0.0.1", l.port, &fixed, 0), fixed_afd = accept_one(l.lfd);
 
-	CHECK(net_set_rcvlowat(fd, 262144, 0) == 262144);
-	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP) == 2 * 262144);
-	CHECK(get_int_opt(fd, SOL_SOCKET, SO_RCVBUF) >= 2 * 262144);
+	CHECK(net_set_rcvlowat(l.fd, 262144, 0) == 262144);
+	CHECK(get_int_opt(l.fd, IPPROTO_TCP, TCP_WINDOW_CLAMP) == 2 * 262144);
+	CHECK(get_int_opt(l.fd, SOL_SOCKET, SO_RCVBUF) >= 2 * 262144);
 	CHECK(net_set_rcvlowat(fixed_fd, 262144, 0) == 65536);
 	CHECK(get_int_opt(fixed_fd, SOL_SOCKET, SO_RCVBUF) == 2 * 65536);
-	close(fd);
-	close(afd);
 	close(fixed_fd);
 	close(fixed_afd);
-	close(lfd);
+	disconnect(&l);
 }
 
 static uint64_t pacing_read_back(int fd)
@@ -134,20 +145,17 @@ static uint64_t pacing_read_back(int fd)
 /* On a connected socket, before its first byte; past 32 bits on a kernel that takes 64. */
 static void pacing_rate_is_set_as_asked(void)
 {
-	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
-	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
-	int fd2 = net_connect("127.0.0.1", port, &autotune, 0), afd2 = accept_one(lfd);
+	struct loopback l = connected(&autotune, &autotune);
+	int fd2 = net_connect("127.0.0.1", l.port, &autotune, 0), afd2 = accept_one(l.lfd);
 
-	net_set_pacing(fd, 123456789, 0);
+	net_set_pacing(l.fd, 123456789, 0);
 	net_set_pacing(fd2, 5ULL << 32, 0);
-	CHECK_EQ_U64(pacing_read_back(fd), 123456789);
+	CHECK_EQ_U64(pacing_read_back(l.fd), 123456789);
 	CHECK_EQ_U64(pacing_read_back(fd2), 5ULL << 32);
-	CHECK_EQ_U64(pacing_read_back(afd), ~0ULL);
-	close(fd);
-	close(afd);
+	CHECK_EQ_U64(pacing_read_back(l.afd), ~0ULL);
 	close(fd2);
 	close(afd2);
-	close(lfd);
+	disconnect(&l);
 }
 
 /*
@@ -190,15 +198,12 @@ static void buffer_size_beyond_the_limit_exits_1(void)
 
 static void cork_sticks(void)
 {
-	int lfd = net_listen("127.0.0.1", 0, &autotune, 0), port = local_port(lfd);
-	int fd = net_connect("127.0.0.1", port, &autotune, 0), afd = accept_one(lfd);
+	struct loopback l = connected(&autotune, &autotune);
 
-	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_CORK) == 0);
-	net_set_cork(fd);
-	CHECK(get_int_opt(fd, IPPROTO_TCP, TCP_CORK) == 1);
-	close(fd);
-	close(afd);
-	close(lfd);
+	CHECK(get_int_opt(l.fd, IPPROTO_TCP, TCP_CORK) == 0);
+	net_set_cork(l.fd);
+	CHECK(get_int_opt(l.fd, IPPROTO_TCP, TCP_CORK) == 1);
+	disconnect(&l);
 }
 
 static void addr_text_is_numeric(void)

@@ -11,6 +11,15 @@ static void handler(int sig)
 	got = sig;
 }
 
+/* The three stop signals set to was, then caught. */
+static void catch_from(void (*was)(int))
+{
+	signal(SIGINT, was);
+	signal(SIGHUP, was);
+	signal(SIGTERM, was);
+	stopsig_catch(handler);
+}
+
 static void (*disposition(int sig))(int)
 {
 	struct sigaction old;
@@ -21,10 +30,7 @@ static void (*disposition(int sig))(int)
 
 static void each_stop_signal_is_caught_and_reaches_the_handler(void)
 {
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	stopsig_catch(handler);
+	catch_from(SIG_DFL);
 	CHECK(disposition(SIGINT) == handler);
 	CHECK(disposition(SIGTERM) == handler);
 	CHECK(disposition(SIGHUP) == handler);
@@ -38,10 +44,7 @@ static void each_stop_signal_is_caught_and_reaches_the_handler(void)
 /* nohup, a background job: a hangup or an interrupt ignored stays ignored; SIGTERM never is. */
 static void an_ignored_hangup_or_interrupt_stays_ignored(void)
 {
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	stopsig_catch(handler);
+	catch_from(SIG_IGN);
 	CHECK(disposition(SIGINT) == SIG_IGN);
 	CHECK(disposition(SIGHUP) == SIG_IGN);
 	CHECK(disposition(SIGTERM) == handler);
@@ -57,10 +60,7 @@ static void an_ignored_hangup_or_interrupt_stays_ignored(void)
 
 static void uncatch_puts_back_the_default_where_the_handler_was(void)
 {
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	stopsig_catch(handler);
+	catch_from(SIG_DFL);
 	stopsig_uncatch(handler);
 	CHECK(disposition(SIGINT) == SIG_DFL);
 	CHECK(disposition(SIGTERM) == SIG_DFL);

@@ -23,9 +23,7 @@ static void a_known_difference_is_found_in_points(void)
 	struct turns t;
 	char *out;
 
-	turns_init(&t, TURNS_RECEIVER, two, 2, 100);
-	t.n_cpus = 2;
-	fill(&t, 20, 0.20, 0.02, 30 << 20);
+	receiver_of_two(&t, 0.02);
 	out = printed(&t);
 	CHECK(strstr(out, "receiver: arm write: 20 slots, 629145600 bytes in 1.500 s") == out);
 	CHECK(strstr(out, "receiver: sendfile: costs +9.") != NULL);
@@ -39,15 +37,7 @@ static void both_ends_lines_give_the_demand_alone(void)
 	struct turns s, r, both;
 	char *out;
 
-	turns_init(&s, TURNS_SENDER, two, 2, 100);
-	turns_init(&r, TURNS_RECEIVER, two, 2, 100);
-	s.n_cpus = 2;
-	r.n_cpus = 4;
-	fill(&s, 10, 0.10, 0.0, 1 << 20);
-	fill(&r, 10, 0.05, 0.005, 1 << 19);
-	memmove(&r.slots[3], &r.slots[4], (r.n_slots - 4) * sizeof(r.slots[0]));
-	r.n_slots--;
-	turns_sum(&s, &r, &both);
+	both_ends(&s, &r, &both);
 	out = printed(&both);
 	CHECK(strstr(out, "both ends: arm write: 10 slots, 10485760 bytes in 0.750 s, 13653 kbytes/sec, demand ") == out);
 	/* Sendfile's receiver takes 0.005 of 4 CPUs more a half MiB: 0.04 on 0.6 a MiB, +6.7%. */
@@ -65,9 +55,7 @@ static void identical_arms_are_the_same_within_0(void)
 	struct turns t;
 	char *out;
 
-	turns_init(&t, TURNS_RECEIVER, two, 2, 100);
-	t.n_cpus = 2;
-	fill(&t, 20, 0.20, 0, 30 << 20);
+	receiver_of_two(&t, 0);
 	out = printed(&t);
 	CHECK_STR(strstr(out, "receiver: sendfile:"),
 		  "receiver: sendfile: the same as write within +-0.0% (+0.0% [+0.0, +0.0]), the "

@@ -2,6 +2,8 @@
 #ifndef ZC_TURNSFILL_H
 #define ZC_TURNSFILL_H
 
+#include <string.h>
+
 #include "../lib/turns.h"
 
 static const char *const two[] = { "write", "sendfile" };
@@ -45,6 +47,32 @@ static void fill_cpus(struct turns *t, unsigned cycles, const int cpus[2], doubl
 			sl.fig.kernel = sl.fig.load / 2;
 			turns_add(t, &sl);
 		}
+}
+
+/* A receiver's run of 20 cycles on a 2-CPU host, arm 1 `extra` above arm 0. */
+static void receiver_of_two(struct turns *t, double extra)
+{
+	turns_init(t, TURNS_RECEIVER, two, 2, 100);
+	t->n_cpus = 2;
+	fill(t, 20, 0.20, extra, 30 << 20);
+}
+
+/*
+ * Both ends of one run: a sender of 2 CPUs, 1 MiB a slot; a receiver of 4
+ * that counted half the bytes in its windows (its KiB cost twice as much),
+ * sendfile's receiver 0.005 above write's, and missing slot 3.
+ */
+static void both_ends(struct turns *s, struct turns *r, struct turns *both)
+{
+	turns_init(s, TURNS_SENDER, two, 2, 100);
+	turns_init(r, TURNS_RECEIVER, two, 2, 100);
+	s->n_cpus = 2;
+	r->n_cpus = 4;
+	fill(s, 10, 0.10, 0.0, 1 << 20);
+	fill(r, 10, 0.05, 0.005, 1 << 19);
+	memmove(&r->slots[3], &r->slots[4], (r->n_slots - 4) * sizeof(r->slots[0]));
+	r->n_slots--;
+	turns_sum(s, r, both);
 }
 
 #endif
