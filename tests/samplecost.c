@@ -24,9 +24,29 @@
 
 #include "../lib/cpu.h"
 #include "../lib/opt.h"
+#include "../lib/options.h"
 #include "../lib/procstat.h"
 #include "../lib/soak.h"
 #include "../lib/timing.h"
+
+struct rounds {
+	long calls, rounds;
+};
+
+static const struct option_row rows[] = {
+	{ 'n', OPTION_NUMBER, "calls", OPTION_FIELD(struct rounds, calls), .min = 1,
+	  .max = 10000000, .help = "calls a round (default 2000)" },
+	{ 'r', OPTION_NUMBER, "rounds", OPTION_FIELD(struct rounds, rounds), .min = 1, .max = 1000,
+	  .help = "rounds, of which the median is given (default 9)" },
+	OPTIONS_ROW_HELP,
+	{ 0 }
+};
+
+static const struct option_table table = {
+	.about = "What one meter sample costs, in ns of CPU time a call.",
+	.rows = rows,
+	.operands = "parse N | stat | sample",
+};
 
 static int by_value(const void *a, const void *b)
 {
@@ -62,22 +82,15 @@ static char *made_up_stat(int n, size_t *len)
 
 int main(int argc, char **argv)
 {
-	long calls = 2000, rounds = 9;
+	struct rounds o = { .calls = 2000, .rounds = 9 };
+	long calls, rounds;
 	double *per;
-	int c, n_cpus = 0;
+	int n_cpus = 0;
+	char given[8];
 
-	while ((c = getopt(argc, argv, "n:r:")) != -1) {
-		switch (c) {
-		case 'n':
-			calls = opt_long(c, optarg, 1, 10000000);
-			break;
-		case 'r':
-			rounds = opt_long(c, optarg, 1, 1000);
-			break;
-		default:
-			errx(2, "usage: samplecost [-n calls] [-r rounds] parse N | stat | sample");
-		}
-	}
+	optind = options_parse(&table, &o, argc, argv, given, sizeof(given));
+	calls = o.calls;
+	rounds = o.rounds;
 	per = calloc(rounds, sizeof(*per));
 	if (!per)
 		err(1, "calloc");
@@ -161,5 +174,5 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	free(per);
-	errx(2, "usage: samplecost [-n calls] [-r rounds] parse N | stat | sample");
+	opt_failx("what to measure: parse N, stat or sample");
 }
