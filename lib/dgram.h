@@ -30,6 +30,17 @@
 
 #include "marks.h"
 
+/* UDP's socket options, where older headers lack them: GSO's (4.18) and GRO's (5.0). */
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
 #define DGRAM_MAGIC 0x7a634447u /* "zcDG" */
 #define DGRAM_HEADER_BYTES 32
 #define DGRAM_END_BYTES (DGRAM_HEADER_BYTES + 8)

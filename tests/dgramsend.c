@@ -36,21 +36,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define HEADER 32
+#include "peer.h"
+
 #define BATCH 64
 #define BUFFERS 4
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
 
 static int sock, fd, zc, gso, uring;
 static const char *mode;
@@ -67,23 +56,6 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = v >> 24, p[1] = v >> 16, p[2] = v >> 8, p[3] = v;
-}
-
-static void header(unsigned char *p, uint32_t kind, uint32_t loop, uint64_t seq, uint32_t file,
-		   uint32_t offset)
-{
-	memcpy(p, "zcDG", 4);
-	put32(p + 4, kind);
-	put32(p + 8, stream);
-	put32(p + 12, loop);
-	put32(p + 16, seq >> 32);
-	put32(p + 20, seq);
-	put32(p + 24, file);
-	put32(p + 28, offset);
-}
 
 /* io_uring, by its system calls: the rings mapped, a batch's SQEs, and the CQEs. */
 static struct {
@@ -338,7 +310,7 @@ int main(int argc, char **argv)
 			do {
 				size_t data = st.st_size - at < len - HEADER ? st.st_size - at : len - HEADER;
 
-				header(bufs[b] + total, 1, loop, datagrams + n, 0, at);
+				put_header(bufs[b] + total, 1, stream, loop, datagrams + n, 0, at);
 				slices[n] = (struct iovec){ bufs[b] + total + HEADER, data };
 				total += HEADER + data;
 				want += data;
@@ -355,7 +327,7 @@ int main(int argc, char **argv)
 	}
 	for (int b = 0; b < BUFFERS; b++)
 		wait_free(b);
-	header(end, 2, loops, datagrams, 1, 0);
+	put_header(end, 2, stream, loops, datagrams, 1, 0);
 	put32(end + 32, bytes >> 32);
 	put32(end + 36, bytes);
 	for (int i = 0; i < 20 && !acked; i++) {

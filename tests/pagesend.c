@@ -20,12 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
+#include "peer.h"
 
 int main(int argc, char **argv)
 {

@@ -49,7 +49,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HEADER 32
+#include "peer.h"
+
 #define MAX_FILES 64
 #define MAX_DGRAMS 200000
 
@@ -108,11 +109,6 @@ static void plan(size_t len, unsigned loops)
 		}
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = v >> 24, p[1] = v >> 16, p[2] = v >> 8, p[3] = v;
-}
-
 static uint32_t get32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -128,14 +124,7 @@ static size_t build(unsigned char *out, uint32_t stream, size_t s)
 {
 	const struct slice *sl = &slices[s];
 
-	memcpy(out, "zcDG", 4);
-	put32(out + 4, 1);
-	put32(out + 8, stream);
-	put32(out + 12, sl->loop);
-	put32(out + 16, (uint64_t)s >> 32);
-	put32(out + 20, s);
-	put32(out + 24, sl->file);
-	put32(out + 28, sl->offset);
+	put_header(out, 1, stream, sl->loop, s, sl->file, sl->offset);
 	memcpy(out + HEADER, contents[sl->file] + sl->offset, sl->len);
 	return HEADER + sl->len;
 }
@@ -144,14 +133,7 @@ static size_t build(unsigned char *out, uint32_t stream, size_t s)
 static size_t build_end(unsigned char *out, uint32_t kind, uint32_t stream, uint32_t loops,
 			uint64_t count, uint64_t bytes)
 {
-	memcpy(out, "zcDG", 4);
-	put32(out + 4, kind);
-	put32(out + 8, stream);
-	put32(out + 12, loops);
-	put32(out + 16, count >> 32);
-	put32(out + 20, count);
-	put32(out + 24, n_files);
-	put32(out + 28, 0);
+	put_header(out, kind, stream, loops, count, n_files, 0);
 	put32(out + 32, bytes >> 32);
 	put32(out + 36, bytes);
 	return 40;

@@ -27,12 +27,6 @@
  *
  * UDP has no flow control: each batch waits for its time at -R (tx_pace).
  */
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
 
 /* How often the END goes again while zcc waits for zcs's ACK. */
 #define END_REPEAT_MS 100
