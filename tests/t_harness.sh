@@ -248,4 +248,25 @@ overlaps() {
 	}' "$T/times"
 }
 
+# A test that times out beside others runs once more alone; one that times
+# out while other tasks had a quarter of the host's CPUs or more met a busy
+# host, and skips, saying so; otherwise it fails, saying how busy it was.
+test_a_test_that_times_out_on_a_busy_host_skips_saying_so() {
+	local i
+	tree
+	printf '. "$(dirname "$0")/lib.sh"\ntest_sleeps() { sleep 20; }\nrun_tests "$@"\n' >"$T/tree/tests/t_x.sh"
+	: >"$T/room"
+	ZC_CHECK_ROOM=$T/room TEST_TIMEOUT=1 ZC_BUSY_PCT=101 bash "$T/tree/tests/t_x.sh" >"$T/out" 2>&1
+	expect_eq "$(sed -n 1,2p "$T/out")" "# t_x.sh: test_sleeps timed out after 1s beside other tests: once more, alone
+FAIL t_x.sh: test_sleeps: timed out after 1s" "a timeout beside others, then alone"
+	expect_match "$(tail -n 1 "$T/out")" "^#   # other tasks had [0-9]+% of the host's CPUs while it ran\$" "the last line"
+	# Every CPU kept busy by tasks of another tree (at the lowest priority: the tests beside this one come first).
+	for i in $(seq "$(allowed_cpus)"); do
+		nice -n 19 sh -c 'while :; do :; done' &
+		started "$!"
+	done
+	env -u ZC_CHECK_ROOM TEST_TIMEOUT=1 bash "$T/tree/tests/t_x.sh" >"$T/out" 2>&1
+	expect_match "$(cat "$T/out")" "^skip t_x.sh: test_sleeps: the host was busy: other tasks had [0-9]+% of its CPUs while it ran, and it timed out after 1s\$"
+}
+
 run_tests "$@"
