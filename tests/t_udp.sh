@@ -24,6 +24,11 @@ dgram_expect() {
 	echo "$((d * loops)) $((b * loops))"
 }
 
+# Each test's count of the kernel's drops at full receive buffers, from its start (none_lost_or_skip).
+before_each() {
+	UDP_DROPS_BEFORE=$(udp_full_buffer_drops)
+}
+
 # udp_files DIR: make_files's awkward sizes, and 8 MiB and 3 MiB and 3 bytes of random data.
 udp_files() {
 	make_files "$1"
@@ -63,6 +68,7 @@ test_every_send_mode_reaches_every_receive_mode_with_exact_counts() {
 			expect_match "$(cat "$T/zcc")" "^sent $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode $m, $d datagrams in [0-9]+ calls, $d received, rate 131072 kbytes/sec asked" \
 				"zcc -m $m to -m $rm"
 			wait_summaries "$n"
+			none_lost_or_skip "$(last_summary)"
 			expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$CPU_TIMES\$" \
 				"zcs -m $rm from -m $m"
 		done
@@ -292,13 +298,14 @@ test_a_stopped_sender_does_not_make_up_the_time_in_a_burst() {
 	pct=$(sed -n 's/.* \([0-9]*\)% reached.*/\1/p' "$T/out")
 	[ "$pct" -le 80 ] || fail "a run stopped for 0.5 s of 1 s reached $pct% of the rate: the time was made up"
 	wait_summaries 1
+	none_lost_or_skip "$(last_summary)"
 	expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated"
 }
 
 # zcs stopped while a sender goes on: the kernel drops what its buffer
 # cannot hold, zcs counts exactly that as lost, and both ends agree.
 test_a_receiver_that_stops_reading_counts_what_it_lost() {
-	local before after sent got lost zcc_pid
+	local before after sent got lost zcc_pid rc
 	head -c 2000000 /dev/urandom >"$T/file"
 	start_zcs -u -i 64k
 	before=$(awk '/^Udp: [0-9]/ { print $6 }' /proc/net/snmp)
@@ -319,6 +326,16 @@ test_a_receiver_that_stops_reading_counts_what_it_lost() {
 	expect_match "$(cat "$T/zcc")" ", $got received, " "zcc's count of what zcs received"
 	# The kernel's count of datagrams dropped for a full buffer: these, and ENDs that met it full.
 	[ $((after - before)) -ge "$lost" ] || fail "the kernel dropped $((after - before)), zcs counted $lost lost"
+	# Loss the kernel's drops at a full buffer account for is what a busy
+	# host makes: a test that meets it skips, saying so; more loss than
+	# that is the test's to judge.
+	rc=0
+	(UDP_DROPS_BEFORE=$before none_lost_or_skip "$(last_summary)") 2>"$T/skip" || rc=$?
+	expect_eq "$rc" 77 "none_lost_or_skip's exit, the loss the kernel's"
+	expect_match "$(cat "$T/skip")" "^# skip: the host was too busy for zcs -u to keep up: it lost $lost datagrams, and the kernel dropped [0-9]+ for a full receive buffer \(Udp RcvbufErrors\) as the test ran\$" \
+		"none_lost_or_skip's reason"
+	(UDP_DROPS_BEFORE=$before none_lost_or_skip "$(last_summary | sed "s/, $lost lost, /, $((lost + 1000000)) lost, /")") ||
+		fail "loss beyond the kernel's drops was taken for a busy host"
 	grep -q "note: [0-9.]*% of the datagrams were lost: more than 1%, and the load is not comparable" "$T/zcs.err" ||
 		fail "zcs did not say the load is not comparable: $(cat "$T/zcs.err")"
 	grep -q "^zcc: note: zcs received $got of $sent datagrams, [0-9.]*% lost: more than 1%" "$T/zcc" ||
@@ -400,6 +417,7 @@ test_streams_of_one_zcc_are_senders_of_their_own() {
 	wait_summaries 3
 	read -r d b <<<"$(dgram_expect 1472 1 "$T/f"/*)"
 	for i in 1 2 3; do
+		none_lost_or_skip "$(zcs_summaries | sed -n "${i}p")"
 		expect_match "$(zcs_summaries | sed -n "${i}p")" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated" "sender $i"
 		expect_match "$(grep "^stream $i: " "$T/out")" ", $d datagrams in [0-9]+ calls, $d received, rate 65536 kbytes/sec asked" "stream $i"
 	done
@@ -562,6 +580,7 @@ test_J_gives_both_ends_datagram_figures() {
 	done
 	wait_summaries 1
 	j=$(last_summary)
+	none_lost_or_skip "$j"
 	for want in '"protocol":"udp"' '"mode":"gro"' "\"bytes\":$b," "\"datagrams\":$d," "\"distinct\":$d," \
 		'"lost":0,' '"out_of_order":0,' '"duplicated":0,' '"loss_pct":0.000' '"lossy":false' \
 		"\"sent_datagrams\":$d," "\"sent_bytes\":$b," '"complete":true' '"idle_closed":false' \
@@ -597,6 +616,7 @@ three_senders() {
 	: >"$T/zcs.out"
 	"$ROOT/zcc" -u -n 3 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
 	wait_summaries 1
+	none_lost_or_skip "$(last_summary)"
 	expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$METERED$CPU_TIMES$LO_LINK\$"
 	sleep 0.5
 	"$ROOT/zcc" -u -n 3 -p "$PORT" -s 127.0.0.1 "$T/file" >"$T/out2" 2>&1 &
@@ -606,6 +626,7 @@ three_senders() {
 	wait "$pid" || fail "the other zcc: $(cat "$T/out2")"
 	wait_summaries 3
 	for i in 2 3; do
+		none_lost_or_skip "$(zcs_summaries | sed -n "${i}p")"
 		expect_match "$(zcs_summaries | sed -n "${i}p")" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$METERED, shared with another sender$CPU_TIMES$LO_LINK\$" \
 			"sender $i"
 	done
