@@ -214,7 +214,11 @@ gated_load_points() {
 # and, CPU by CPU, the load WANT_CPU (points of that CPU) on loadgen's, the
 # second of affinity_cpus, within its interval and half a point, and, in
 # a paced run (HOW has -R), its estimate within a point of it; the first
-# CPU the same or not resolved (never a difference). At full speed the
+# CPU the same, not resolved, or different by less than a point: the load
+# beside them moves the flow's own work there a little (over loopback the
+# receiver's CPU 0 read -0.69 [-1.40, -0.07] and -0.53 [-1.02, -0.13] points
+# for a load of 4.00 on CPU 1, its own work cheaper beside it), never by a
+# load's worth. At full speed the
 # flow fills the first CPU (at its ceiling there, not resolved) and the
 # load on the second moves the flow's own work: one run across two
 # namespaces found +5.36 [+3.86, +7.53] on it for 4.00, twice, its
@@ -240,7 +244,7 @@ judge_known_load() {
 				p = c "cpus." k "."
 				id = json_get($0, p "cpu")
 				km = json_get($0, p "load_points.estimate"); klo = json_get($0, p "load_points.lo")
-				khi = json_get($0, p "load_points.hi"); kv[id] = json_get($0, p "verdict")
+				khi = json_get($0, p "load_points.hi"); kv[id] = json_get($0, p "verdict"); om[id] = km
 				printf "; CPU %s %+.2f [%+.2f, %+.2f] %s", id, km, klo, khi, kv[id]
 				if (id == cpu[2]) {
 					seen = 1; em = km; elo = klo; ehi = khi
@@ -253,7 +257,7 @@ judge_known_load() {
 			if (!(elo - 0.5 <= want_cpu && want_cpu <= ehi + 0.5)) { print "the interval of CPU " cpu[2] " misses the load"; exit 1 }
 			if (paced && (em - want_cpu > 1 || want_cpu - em > 1)) { print "CPU " cpu[2] "\047s estimate is more than a point off"; exit 1 }
 			if (json_count($0, c "cpus") == 1 && (m - want_cpu > 1 || want_cpu - m > 1)) { print "the set\047s estimate is more than a point off"; exit 1 }
-			if (kv[cpu[1]] == "differs") { print "CPU " cpu[1] " differs"; exit 1 }
+			if (kv[cpu[1]] == "differs" && (om[cpu[1]] >= 1 || om[cpu[1]] <= -1)) { print "CPU " cpu[1] " differs by a point or more"; exit 1 }
 		}' >"$T/found" || { echo "$(cat "$T/found") $(grep -o '"comparisons".*"slots"' <<<"$json")" >"$T/why"; return 1; }
 	return 0
 }
