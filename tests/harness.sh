@@ -222,6 +222,26 @@ leave_room() {
 	leave_meter
 }
 
+# run_one NAME [alone]: the test NAME in the room (enter_room's), its
+# output in out and its exit status in rc, and the host's CPU time and its
+# own as it began in host and own (others_pct's); 1, said, where the room
+# was not had.
+run_one() {
+	if ! enter_room "$@"; then
+		echo "FAIL $(basename "$0"): $1: waited $ROOM_WAIT s in vain for the host (tests/run.sh's room)"
+		return 1
+	fi
+	host=$(host_cpu_ms)
+	own_cpu_ms
+	own=$OWN_MS
+	# The test does not hold the room or the meter's turn (its subshell
+	# closes them; this shell keeps them): what it leaves running cannot keep them.
+	out=$(leave_room; timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$1" 2>&1)
+	rc=$?
+	leave_room
+	return 0
+}
+
 run_tests() {
 	local name rc reason began part asked host own others
 	# --alone, --meter: the tests that would run alone, or take the meter's
@@ -262,34 +282,14 @@ run_tests() {
 	for name in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do
 		case "$ALONE" in *" $name "*) part=alone ;; *) case "$METERED" in *" $name "*) part=meter ;; *) part=shared ;; esac ;; esac
 		[ -z "$asked" ] || [ "$asked" = "$part" ] || continue
-		if ! enter_room "$name"; then
-			echo "FAIL $(basename "$0"): $name: waited $ROOM_WAIT s in vain for the host (tests/run.sh's room)"
-			continue
-		fi
 		began=$SECONDS
-		host=$(host_cpu_ms)
-		own_cpu_ms
-		own=$OWN_MS
-		# The test does not hold the room or the meter's turn (its subshell
-		# closes them; this shell keeps them): what it leaves running cannot keep them.
-		out=$(leave_room; timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
-		rc=$?
-		leave_room
+		run_one "$name" || continue
 		# A test that timed out beside others (tests/run.sh's shared part) runs
 		# once more with the host to itself; then, where other tasks than it
 		# had BUSY_PCT of the host, it met a busy host, and skips.
 		if { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && [ "$part" != alone ] && [ -n "${ZC_CHECK_ROOM:-}" ]; then
 			echo "# $(basename "$0"): $name timed out after ${TEST_TIMEOUT}s beside other tests: once more, alone"
-			if ! enter_room "$name" alone; then
-				echo "FAIL $(basename "$0"): $name: waited $ROOM_WAIT s in vain for the host (tests/run.sh's room)"
-				continue
-			fi
-			host=$(host_cpu_ms)
-			own_cpu_ms
-			own=$OWN_MS
-			out=$(leave_room; timeout -k 5 "$TEST_TIMEOUT" bash "$0" --one "$name" 2>&1)
-			rc=$?
-			leave_room
+			run_one "$name" alone || continue
 		fi
 		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			own_cpu_ms
