@@ -65,10 +65,10 @@ test_every_send_mode_reaches_every_receive_mode_with_exact_counts() {
 			# out, and zcs's 4 MiB buffer overflowed.
 			"$ROOT/zcc" -u -m "$m" -n 1 -R 128m -p "$PORT" -s 127.0.0.1 "$T/f"/* >"$T/zcc" 2>"$T/zcc.err" ||
 				fail "zcc -u -m $m to zcs -u -m $rm: $(cat "$T/zcc.err")"
-			expect_match "$(cat "$T/zcc")" "^sent $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode $m, $d datagrams in [0-9]+ calls, $d received, rate 131072 kbytes/sec asked" \
-				"zcc -m $m to -m $rm"
 			wait_summaries "$n"
 			none_lost_or_skip "$(last_summary)"
+			expect_match "$(cat "$T/zcc")" "^sent $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode $m, $d datagrams in [0-9]+ calls, $d received, rate 131072 kbytes/sec asked" \
+				"zcc -m $m to -m $rm"
 			expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated$CPU_TIMES\$" \
 				"zcs -m $rm from -m $m"
 		done
@@ -294,11 +294,11 @@ test_a_stopped_sender_does_not_make_up_the_time_in_a_burst() {
 	kill -CONT "$pid"
 	wait "$pid" || rc=$?
 	expect_eq "$rc" 0 "zcc's exit code ($(cat "$T/err"))"
+	wait_summaries 1
+	none_lost_or_skip "$(last_summary)"
 	expect_match "$(cat "$T/out")" "^sent $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, mode gso, $d datagrams in [0-9]+ calls, $d received, rate 16384 kbytes/sec asked, [0-9]+% reached \(short of it\)"
 	pct=$(sed -n 's/.* \([0-9]*\)% reached.*/\1/p' "$T/out")
 	[ "$pct" -le 80 ] || fail "a run stopped for 0.5 s of 1 s reached $pct% of the rate: the time was made up"
-	wait_summaries 1
-	none_lost_or_skip "$(last_summary)"
 	expect_match "$(last_summary)" "^received $b bytes in [0-9.]+ s, [0-9]+ kbytes/sec, $d datagrams, 0 lost, 0 out of order, 0 duplicated"
 }
 
@@ -573,14 +573,14 @@ test_J_gives_both_ends_datagram_figures() {
 	read -r d b <<<"$(dgram_expect 1472 1 "$T/f"/*)"
 	start_zcs -u -J -m gro
 	"$ROOT/zcc" -u -J -m gso -p "$PORT" -s 127.0.0.1 "$T/f"/* >"$T/out" 2>&1 || fail "zcc: $(cat "$T/out")"
+	wait_summaries 1
+	none_lost_or_skip "$(last_summary)"
 	j=$(cat "$T/out")
 	for want in '"protocol":"udp"' '"mode":"gso"' '"datagram_bytes":1472' "\"bytes\":$b," "\"datagrams\":$d," \
 		"\"received_datagrams\":$d" '"rate_bytes_per_sec":67108864' '"confirmed":true'; do
 		case "$j" in *"$want"*) ;; *) fail "zcc -J has no $want: $j" ;; esac
 	done
-	wait_summaries 1
 	j=$(last_summary)
-	none_lost_or_skip "$j"
 	for want in '"protocol":"udp"' '"mode":"gro"' "\"bytes\":$b," "\"datagrams\":$d," "\"distinct\":$d," \
 		'"lost":0,' '"out_of_order":0,' '"duplicated":0,' '"loss_pct":0.000' '"lossy":false' \
 		"\"sent_datagrams\":$d," "\"sent_bytes\":$b," '"complete":true' '"idle_closed":false' \
