@@ -50,7 +50,7 @@ static void fill_cpus(struct turns *t, unsigned cycles, const int cpus[2], doubl
 }
 
 /* A receiver's run of 20 cycles on a 2-CPU host, arm 1 `extra` above arm 0. */
-static void receiver_of_two(struct turns *t, double extra)
+static inline void receiver_of_two(struct turns *t, double extra)
 {
 	turns_init(t, TURNS_RECEIVER, two, 2, 100);
 	t->n_cpus = 2;
@@ -62,7 +62,7 @@ static void receiver_of_two(struct turns *t, double extra)
  * that counted half the bytes in its windows (its KiB cost twice as much),
  * sendfile's receiver 0.005 above write's, and missing slot 3.
  */
-static void both_ends(struct turns *s, struct turns *r, struct turns *both)
+static inline void both_ends(struct turns *s, struct turns *r, struct turns *both)
 {
 	turns_init(s, TURNS_SENDER, two, 2, 100);
 	turns_init(r, TURNS_RECEIVER, two, 2, 100);
