@@ -499,9 +499,7 @@ static const struct option_row rows[] = {
 		  "begins (a file, or a FIFO another program reads; zcc(1))" },
 	{ 'E', OPTION_FLAG, FIELD(exchange),
 	  .help = "the opening exchange: 4 bytes each way before the stream" },
-	{ 'f', OPTION_UNIT, "unit", FIELD(unit),
-	  .help = "the summary's rate in k, m, g, t (bits a second, x1000) or\n"
-		  "K (kbytes/sec, the default), M, G (bytes a second, x1024)" },
+	OPTIONS_ROW_UNIT(struct settings),
 	OPTIONS_ROW_HELP,
 	OPTIONS_ROW_RCVBUF(struct settings),
 	{ 'I', OPTION_FLAG, FIELD(tcp_line),

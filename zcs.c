@@ -61,9 +61,7 @@ static const struct option_row rows[] = {
 	{ 'e', OPTION_TEXT, "file", FIELD(events_path),
 	  .help = "with -m A,B,..., a line into file as each slot begins, from\n"
 		  "every connection (a file, or a FIFO another program reads; zcs(1))" },
-	{ 'f', OPTION_UNIT, "unit", FIELD(unit),
-	  .help = "the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n"
-		  "the default), M, G (bytes a second, x1024)" },
+	OPTIONS_ROW_UNIT(struct settings),
 	OPTIONS_ROW_HELP,
 	OPTIONS_ROW_RCVBUF(struct settings),
 	{ 'I', OPTION_FLAG, FIELD(tcp_line),

@@ -43,11 +43,17 @@ const struct option_limits *options_limits(enum option_value v)
 	return &limits[v];
 }
 
+/* Option opt's argument arg within min..max, a size (k, m, g) where size says so. */
+static long within(int opt, const char *arg, long min, long max, int size)
+{
+	return size ? opt_size(opt, arg, min, max) : opt_long(opt, arg, min, max);
+}
+
 long options_value(enum option_value v, int opt, const char *arg)
 {
 	const struct option_limits *l = &limits[v];
 
-	return l->size ? opt_size(opt, arg, l->min, l->max) : opt_long(opt, arg, l->min, l->max);
+	return within(opt, arg, l->min, l->max, l->size);
 }
 
 /* -U's list of CPUs (taskset -c's form) into l, or a usage error naming it. */
@@ -215,8 +221,7 @@ static void apply(const struct option_row *r, void *settings, int c, const char 
 		if (r->value != OPTION_OWN)
 			store_number(r, settings, options_value(r->value, c, arg));
 		else
-			store_number(r, settings, r->suffix ? opt_size(c, arg, r->min, r->max)
-							    : opt_long(c, arg, r->min, r->max));
+			store_number(r, settings, within(c, arg, r->min, r->max, r->suffix));
 		break;
 	case OPTION_SECS:
 		*(long *)field = opt_secs(c, arg, r->min, r->max);

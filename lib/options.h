@@ -100,7 +100,7 @@ const char *options_synopsis(const struct option_table *t);
 /*
  * Rows that read the same in more than one program, word for word: TYPE is
  * the program's struct of settings, and the field each fills is named the
- * same in each (slot_ms, calibrate_only, sockopts, n_cpus, soak_set).
+ * same in each (slot_ms, calibrate_only, sockopts, n_cpus, soak_set, unit).
  */
 #define OPTIONS_STR_(x) #x
 #define OPTIONS_STR(x) OPTIONS_STR_(x)
@@ -111,6 +111,10 @@ const char *options_synopsis(const struct option_table *t);
 	{ 'C', OPTION_FLAG, OPTION_FIELD(type, calibrate_only), \
 	  .help = "calibrate the soakers as cyclesoak -C does, and exit" }
 #define OPTIONS_ROW_HELP { 'h', OPTION_HELP, .help = "this help (also --help)" }
+#define OPTIONS_ROW_UNIT(type)                                                             \
+	{ 'f', OPTION_UNIT, "unit", OPTION_FIELD(type, unit),                              \
+	  .help = "the rates in k, m, g, t (bits a second, x1000) or K (kbytes/sec,\n" \
+		  "the default), M, G (bytes a second, x1024)" }
 #define OPTIONS_ROW_RCVBUF(type)                                                     \
 	{ 'i', OPTION_NUMBER, "rcvbuf", OPTION_FIELD(type, sockopts.rcvbuf_bytes), \
 	  .value = OPTION_SOCKBUF, .help = "SO_RCVBUF" }
