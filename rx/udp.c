@@ -17,7 +17,6 @@
 #include "../lib/dgram.h"
 #include "rx.h"
 
-
 static ssize_t deliver_one(struct receiver *r, const unsigned char *data, size_t len,
 			   size_t wire_len, const struct sockaddr_storage *from, socklen_t from_len)
 {

@@ -1,9 +1,9 @@
 /*
- * The turns' followed source (rxturns.c), zcs's part of zcc's turns: samples of the meter along the stream, each
- * with the bytes received by then, given after the stream to the sender's
- * slots by their offsets (the slot table), so that each slot's figures are
- * the receiving host's over the very bytes the sender measured, whatever
- * the two clocks say.
+ * The turns' followed source (rxturns.c), zcs's part of zcc's turns: samples
+ * of the meter along the stream, each with the bytes received by then, given
+ * after the stream to the sender's slots by their offsets (the slot table),
+ * so that each slot's figures are the receiving host's over the very bytes
+ * the sender measured, whatever the two clocks say.
  */
 #include <err.h>
 #include <errno.h>

@@ -183,10 +183,12 @@ leave_meter() {
 	METER_FD=
 }
 
+CLK_TCK=$(getconf CLK_TCK)
+
 # host_cpu_ms: the host's CPU time since boot, in ms over all its CPUs:
 # "BUSY ALL", busy with a hypervisor's steal (time the host had not).
 host_cpu_ms() {
-	awk -v hz="$(getconf CLK_TCK)" '/^cpu / {
+	awk -v hz="$CLK_TCK" '/^cpu / {
 		busy = $2 + $3 + $4 + $7 + $8 + $9
 		printf "%d %d\n", busy * 1000 / hz, (busy + $5 + $6) * 1000 / hz
 	}' /proc/stat
@@ -200,7 +202,6 @@ own_cpu_ms() {
 	read -r -a f <"/proc/$BASHPID/stat"
 	OWN_MS=$(((f[15] + f[16]) * 1000 / CLK_TCK))
 }
-CLK_TCK=$(getconf CLK_TCK)
 
 # A test that times out while other tasks have this share of the host's
 # CPUs or more (in %) met a busy host, and skips, saying so (ZC_BUSY_PCT).
