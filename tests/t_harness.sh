@@ -269,4 +269,18 @@ FAIL t_x.sh: test_sleeps: timed out after 1s" "a timeout beside others, then alo
 	expect_match "$(cat "$T/out")" "^skip t_x.sh: test_sleeps: the host was busy: other tasks had [0-9]+% of its CPUs while it ran, and it timed out after 1s\$"
 }
 
+# A test that judges a figure (quiet_or_skip) skips on a host whose CPUs
+# other tasks keep busy, saying how busy it found them.
+test_a_judge_on_a_busy_host_skips_saying_how_busy() {
+	local i
+	tree
+	printf '. "$(dirname "$0")/lib.sh"\ntest_judges() { quiet_or_skip; }\nrun_tests "$@"\n' >"$T/tree/tests/t_q.sh"
+	for i in $(seq "$(allowed_cpus)"); do
+		nice -n 19 sh -c 'while :; do :; done' &
+		started "$!"
+	done
+	env -u ZC_CHECK_ROOM bash "$T/tree/tests/t_q.sh" >"$T/out" 2>&1
+	expect_match "$(cat "$T/out")" '^skip t_q\.sh: test_judges: the host is too busy to judge: it was ([1-9][0-9]|100)\.[0-9]% busy before the test$'
+}
+
 run_tests "$@"
