@@ -153,7 +153,9 @@ test_turns_json_has_the_arms_comparisons_and_slots() {
 # +-0.3 points wide; scripts/known-difference), and be no wider than +-1.5
 # points (one test run beside a compiler read +-1.25; one that also asked
 # the interval to leave out 0 failed once on a busy host, +1.19 [-0.12,
-# +2.28]).
+# +2.28]). Runs of 350 loops, 5 s: at 3 s, as the receiver's, 8 of 8
+# held on a quiet host, but in the tests alone one missed CPU 1's load by
+# more than a point (+5.57 of 4.00) and its retry read +-1.76.
 #
 # known_load_run END SERVER ZCC_ARGS...: one run of it, zcc (in the
 # namespace ZCC_NS where that is set) taking ZCC_ARGS, its slot events to
@@ -399,10 +401,13 @@ test_the_receiver_finds_a_known_load_over_loopback() {
 	calibrate_here
 	quiet_or_skip
 	start_zcs -J -c -T 200 -B "$(affinity_cpus | sed -n 1p)"
-	found_once_more receiver 127.0.0.1 -E -A 100 -t 3
 	found_once_more receiver 127.0.0.1 -E -A 40 -R 100m -t 3
 }
 
+# Across two namespaces, at full speed, in slots of 100 ms: the stream
+# over loopback is paced (40 ms at 100m), and so is the one across them
+# in t_two_hosts's proof, where the sender is metered too. (Each test ran
+# both shapes; one each proves the same meter, and takes 3.5 s less.)
 test_the_receiver_finds_a_known_load_across_two_namespaces() {
 	[ "$(allowed_cpus)" -ge 2 ] || skip "needs two CPUs"
 	two_hosts
@@ -411,7 +416,6 @@ test_the_receiver_finds_a_known_load_across_two_namespaces() {
 	quiet_or_skip
 	ZCS_NETNS=$NS_B start_zcs -J -c -T 200 -B "$(affinity_cpus | sed -n 1p)"
 	ZCC_NS=$NS_A found_once_more receiver 10.251.0.2 -E -A 100 -t 3
-	ZCC_NS=$NS_A found_once_more receiver 10.251.0.2 -E -A 40 -R 100m -t 3
 }
 
 # zcs -m A,B,...: zcs's own turns, its receive modes changing between
@@ -617,8 +621,14 @@ known_change_once() {
 	"$ROOT/scripts/known-change" --pcts 0,4 --trials 1 --secs 3 --calibrate-ms 100 --out "$T/kc" >"$T/kc.out" 2>&1 ||
 		fail "known-change failed: $(cat "$T/kc.out")"
 	grep -qE '^0%/1 +0\.00 +[-+][0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, [-+][0-9]+\.[0-9]{2}\] +'"$null"', held$' "$T/kc.out" &&
-		grep -qE '^4%/1 +[12]\.[0-9]{2} +\+[0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, \+[0-9]+\.[0-9]{2}\] +changed, held$' "$T/kc.out"
+		grep -qE '^4%/1 +[12]\.[0-9]{2} +\+[0-9]+\.[0-9]{2} \[[-+][0-9]+\.[0-9]{2}, \+[0-9]+\.[0-9]{2}\] +changed, held$' "$T/kc.out" &&
+		grep -qE "$KC_HELD" "$T/kc.out"
 }
+
+# known-change's last line when both intervals held, within +-2 points: a
+# pair that held at +-2.04, in a make check, was the host's noise, and is a
+# miss to try again, as one that missed is.
+KC_HELD='^# 2 of 2 intervals held the change made; their mean width \+-[01]\.[0-9]{2} points$'
 
 # known-change's calibration period: make check's, 100 ms, where the
 # default is 500; out of cyclesoak -m's range, an error before anything runs.
@@ -649,9 +659,9 @@ test_compare_reads_a_known_change_between_two_runs_turns() {
 	for try in 1 2 3; do
 		! known_change_once || break
 		[ "$try" -lt 3 ] || fail "missed three times; the last: $(cat "$T/kc.out")"
-		echo "# try $try missed, tried again: $(grep -E '^[0-9]+%/' "$T/kc.out" | tr '\n' ';')"
+		echo "# try $try missed, tried again: $(grep -E '^[0-9]+%/' "$T/kc.out" | tr '\n' ';') $(tail -n 1 "$T/kc.out")"
 	done
-	expect_match "$(tail -n 1 "$T/kc.out")" '^# 2 of 2 intervals held the change made; their mean width \+-[01]\.[0-9]{2} points$'
+	expect_match "$(tail -n 1 "$T/kc.out")" "$KC_HELD"
 	expect_match "$(sed -n 1p "$T/kc/4-1/report.txt")" "^# old: $T/kc/4-1/old-turns.csv; new: $T/kc/4-1/new-turns.csv\$"
 	expect_match "$(sed -n 2p "$T/kc/4-1/report.txt")" '^# the two runs. records (agree|differ)'
 	lines=$(grep -A2 '^write#' "$T/kc/4-1/report.txt")
