@@ -303,8 +303,14 @@ run_tests() {
 # other tasks had $others% of the host's CPUs while it ran"
 			fi
 		fi
-		# TEST_TIMES=FILE: each test's seconds, to find what makes make check slow.
-		[ -z "${TEST_TIMES:-}" ] || echo "$((SECONDS - began)) $(basename "$0") $name" >>"$TEST_TIMES"
+		# TEST_TIMES=FILE: each test's seconds, and the CPU time its processes
+		# took in ms (those waited for), to find what makes make check slow:
+		# the tests alone by their seconds, the rest, which keep the host's
+		# CPUs busy, by their CPU.
+		if [ -n "${TEST_TIMES:-}" ]; then
+			own_cpu_ms
+			echo "$((SECONDS - began)) $(basename "$0") $name $((OWN_MS - own))" >>"$TEST_TIMES"
+		fi
 		# A meter that waited ZC_METER_WAIT for another on the host in vain: not a failure.
 		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && printf '%s\n' "$out" | grep -q 'for it: ZC_METER_WAIT)'; then
 			rc=77
