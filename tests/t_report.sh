@@ -218,12 +218,14 @@ test_report_names_what_is_wrong_with_its_input() {
 
 # bad_csv MESSAGE ROW: zc-report refuses a runs CSV with ROW after a good
 # one, exit 1, naming the line and what is wrong in it; the good row alone
-# makes a report.
+# makes a report (asked once a test: it is the same row each time).
 bad_csv() {
 	local rc=0
-	printf '%s\n%s\n' "$RUNS_HEADER" "$GOOD_ROW" >"$T/good.csv"
-	bash "$ROOT/scripts/zc-report" --out "$T/rep" "$T/good.csv" >/dev/null 2>"$T/err" ||
-		fail "the good row was refused: $(cat "$T/err")"
+	if [ ! -e "$T/good.csv" ]; then
+		printf '%s\n%s\n' "$RUNS_HEADER" "$GOOD_ROW" >"$T/good.csv"
+		bash "$ROOT/scripts/zc-report" --out "$T/rep" "$T/good.csv" >/dev/null 2>"$T/err" ||
+			fail "the good row was refused: $(cat "$T/err")"
+	fi
 	printf '%s\n%s\n%s\n' "$RUNS_HEADER" "$GOOD_ROW" "$2" >"$T/bad.csv"
 	bash "$ROOT/scripts/zc-report" --out "$T/rep" "$T/bad.csv" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "$rc:$(cat "$T/err")" "1:zc-report: $T/bad.csv: $1"
