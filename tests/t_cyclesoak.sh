@@ -531,11 +531,11 @@ test_known_load_is_measured_and_not_starved() {
 	calibrate_here -N "$n"
 	want=$(awk -v n="$n" 'BEGIN { printf "%.1f", 50 / n }')
 	for try in 1 2; do
-		(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1000 >"$T/before")
-		setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 4 >"$T/loadgen" &
+		(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 500 >"$T/before")
+		setsid "$HELPERS/loadgen" -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" -f 50 -t 3 >"$T/loadgen" &
 		started $!
 		sleep 0.5
-		(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 1500 >"$T/during")
+		(cd "$T" && "$ROOT/cyclesoak" -J -1 -m 750 >"$T/during")
 		wait_until 10 eval '! kill -0 '"$!"' 2>/dev/null' || fail "loadgen did not finish"
 		before=$(sed 's/.*"load_pct":\([-0-9.]*\),"kernel_pct":[-0-9.]*,"time_lost_pct":\([-0-9.]*\),"slowdown_pct":\([-0-9.]*\).*/\1 \2 \3/' "$T/before")
 		got=$(sed 's/.*"load_pct":\([-0-9.]*\),"kernel_pct":[-0-9.]*,"time_lost_pct":\([-0-9.]*\),"slowdown_pct":\([-0-9.]*\).*/\1 \2 \3/' "$T/during")
