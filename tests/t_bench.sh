@@ -13,7 +13,7 @@ TARE=50
 CAL_MS=50
 # The turns (--turns) have tests of their own: the rest compare the rounds.
 QUICK_METER=(--calibrate-ms "$CAL_MS" --tare-ms "$TARE" --turns 0)
-PACED_TARE=200
+PACED_TARE=100
 PACED_METER=(--calibrate-ms 100 --tare-ms "$PACED_TARE" --turns 0)
 
 # Under make check, each test begins with make check's calibration in $T,
