@@ -336,13 +336,16 @@ test_H_holds_the_meter_while_its_command_runs() {
 test_H_lets_in_only_a_meter_it_handed_its_token() {
 	local rc=0 holder who
 	cyclesoak_in_private_tmp_or_skip
-	timeout 30 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp '
-		./cyclesoak -H sh -c \"umask 077; printf %s \\\"\\\$ZC_METER_INSIDE\\\" >tok.new && mv tok.new tok; exec sleep 5\" & h=\$!
+	# The hold lasts until the end (killed there), and each meter outside it
+	# has 10 s to end: beside make check's other tests, one took more than
+	# the 5 s that both were (no .rc yet, and the hold then ended at 5 s).
+	timeout 60 bash -c "$(declare -f in_private_tmp); T='$T'; in_private_tmp '
+		./cyclesoak -H sh -c \"umask 077; printf %s \\\"\\\$ZC_METER_INSIDE\\\" >tok.new && mv tok.new tok; exec sleep 60\" & h=\$!
 		for i in \$(seq 1 50); do [ -e tok ] && break; sleep 0.1; done
 		echo \"holder \$h token \$(cat tok)\"
 		outside() {
 			sh -c \"(ZC_METER_INSIDE=\\\"\$1\\\" ZC_METER_WAIT=0 ./cyclesoak -1 -m 100 >\$2.out 2>\$2.err; echo \\\$? >\$2.rc) &\"
-			for i in \$(seq 1 50); do [ -e \$2.rc ] && break; sleep 0.1; done
+			for i in \$(seq 1 100); do [ -e \$2.rc ] && break; sleep 0.1; done
 			echo \"\$2 \$(cat \$2.rc) \$(cat \$2.out)\"; sed \"s/^/\$2: /\" \$2.err >&2
 		}
 		outside \"\$(cat /proc/sys/kernel/random/boot_id):\$h\" claimed
