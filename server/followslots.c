@@ -205,6 +205,22 @@ void follow_answer(const struct follow *f, const struct turns *result, int fd, c
 	free(answer);
 }
 
+void follow_print_samples(const struct follow *f, FILE *out)
+{
+	fprintf(out, "the meter along the stream: %zu samples, every %llu ms or more, taking %.1f ms "
+		     "of CPU; the receive queue's median %llu bytes\n",
+		f->taken, (unsigned long long)(f->period_ns / 1000000), f->cost_ns / 1e6,
+		(unsigned long long)turns_median(f->queued, f->n));
+}
+
+void follow_json_samples(const struct follow *f, struct json *j)
+{
+	json_uint(j, "samples", f->taken);
+	json_uint(j, "sample_period_ms", f->period_ns / 1000000);
+	json_double(j, "samples_cpu_ms", f->cost_ns / 1e6, 3);
+	json_uint(j, "receive_queue_median_bytes", turns_median(f->queued, f->n));
+}
+
 void follow_free(struct follow *f)
 {
 	free(f->bytes);

@@ -163,25 +163,17 @@ static void print_own(const struct rxturns *t, FILE *out, uint64_t bytes)
 
 void rxturns_print(const struct rxturns *t, FILE *out, char unit, uint64_t bytes)
 {
-	const struct follow *f = &t->follow;
-
 	if (!t->measured)
 		return;
 	turns_print(&t->result, out, unit);
 	if (t->edges == RXTURNS_OWN)
 		print_own(t, out, bytes);
 	else
-		fprintf(out, "the meter along the stream: %zu samples, every %llu ms or more, "
-			"taking %.1f ms of CPU; the receive queue's median %llu bytes\n", f->taken,
-			(unsigned long long)(f->period_ns / 1000000), f->cost_ns / 1e6,
-			(unsigned long long)turns_median(f->queued, f->n));
+		follow_print_samples(&t->follow, out);
 }
 
 void rxturns_json(const struct rxturns *t, struct json *j)
 {
-	const struct follow *f = &t->follow;
-	int followed = t->edges == RXTURNS_FOLLOWED;
-
 	if (!t->measured) {
 		json_null(j, "turns");
 		return;
@@ -189,13 +181,10 @@ void rxturns_json(const struct rxturns *t, struct json *j)
 	json_object(j, "turns");
 	json_string(j, "taken_by", taken_by[t->edges]);
 	turns_json(&t->result, j);
-	if (followed) {
-		json_uint(j, "samples", f->taken);
-		json_uint(j, "sample_period_ms", f->period_ns / 1000000);
-	}
-	json_double(j, "samples_cpu_ms", (followed ? f->cost_ns : t->sched.cost_ns) / 1e6, 3);
-	if (followed)
-		json_uint(j, "receive_queue_median_bytes", turns_median(f->queued, f->n));
+	if (t->edges == RXTURNS_OWN)
+		json_double(j, "samples_cpu_ms", t->sched.cost_ns / 1e6, 3);
+	else
+		follow_json_samples(&t->follow, j);
 	json_close(j);
 }
 

@@ -126,6 +126,9 @@ int follow_slots(struct follow *f, struct turns *result, const unsigned char *ta
 /* The answer to zcc: the figures of every slot of the table. */
 void follow_answer(const struct follow *f, const struct turns *result, int fd, const char *peer,
 		   int debug);
+/* What the samples were and cost: their line, or their members of -J's "turns". */
+void follow_print_samples(const struct follow *f, FILE *out);
+void follow_json_samples(const struct follow *f, struct json *j);
 void follow_free(struct follow *f);
 
 /* rxturns.c: the engine. */
