@@ -292,8 +292,9 @@ run_tests() {
 			echo "# $(basename "$0"): $name timed out after ${TEST_TIMEOUT}s beside other tests: once more, alone"
 			run_one "$name" alone || continue
 		fi
+		# The CPU time of the test's processes, now they are waited for (OWN_MS).
+		own_cpu_ms
 		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-			own_cpu_ms
 			others=$(others_pct "$host" "$own" "$OWN_MS")
 			if [ "$others" -ge "$BUSY_PCT" ]; then
 				rc=77
@@ -307,10 +308,7 @@ run_tests() {
 		# took in ms (those waited for), to find what makes make check slow:
 		# the tests alone by their seconds, the rest, which keep the host's
 		# CPUs busy, by their CPU.
-		if [ -n "${TEST_TIMES:-}" ]; then
-			own_cpu_ms
-			echo "$((SECONDS - began)) $(basename "$0") $name $((OWN_MS - own))" >>"$TEST_TIMES"
-		fi
+		[ -z "${TEST_TIMES:-}" ] || echo "$((SECONDS - began)) $(basename "$0") $name $((OWN_MS - own))" >>"$TEST_TIMES"
 		# A meter that waited ZC_METER_WAIT for another on the host in vain: not a failure.
 		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && printf '%s\n' "$out" | grep -q 'for it: ZC_METER_WAIT)'; then
 			rc=77

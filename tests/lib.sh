@@ -348,13 +348,14 @@ allowed_cpus() {
 # cyclesoak -1 -m 300, which saw the same and took 0.6 s to: its warm-up and
 # its sample.)
 quiet_or_skip() {
-	local b0 t0 b1 t1 load
+	local b0 t0 b1 t1 tenths
 	read -r b0 t0 < <(host_cpu_ms)
 	sleep 0.3
 	read -r b1 t1 < <(host_cpu_ms)
-	load=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.1f", (t > 0 ? 100 * b / t : 0) }')
-	awk -v l="$load" 'BEGIN { exit !(l > 10) }' || return 0
-	skip "the host is too busy to judge: it was $load% busy before the test"
+	# In tenths of a percent.
+	tenths=$((t1 > t0 ? 1000 * (b1 - b0) / (t1 - t0) : 0))
+	[ "$tenths" -gt 100 ] || return 0
+	skip "the host is too busy to judge: it was $((tenths / 10)).$((tenths % 10))% busy before the test"
 }
 
 # runs_alone: says that the test judges figures others' load would move (the
